@@ -1,0 +1,119 @@
+"""Project configuration: the ``[tool.claimcheck]`` table of ``pyproject.toml``.
+
+The project root is the nearest folder, from the given path upwards, whose ``pyproject.toml``
+has a ``[tool.claimcheck]`` table. Content code (``models/``) is found relative to that root,
+the way pytest finds ``conftest.py``; it is never installed.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimcheck.errors import ConfigError
+
+_KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer"}
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """Resolved settings of one claimcheck project."""
+
+    root: Path
+    wiki: Path
+    results: Path
+    import_roots: tuple[Path, ...]
+    model_factory: str = "models.registry:build_model"
+    trainer: str = "models.training:run_training"
+    raw: dict[str, object] = field(default_factory=dict, compare=False)
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the root when it lies inside it, else as given."""
+        try:
+            return str(path.resolve().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def activate_import_roots(self) -> None:
+        """Put the import roots first on ``sys.path`` so ``models.*`` resolves to this project."""
+        for root in reversed(self.import_roots):
+            text = str(root)
+            if text not in sys.path:
+                sys.path.insert(0, text)
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` with a claimcheck-enabled pyproject.toml."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and _has_table(candidate):
+            return folder
+    return None
+
+
+def _has_table(pyproject: Path) -> bool:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(data.get("tool"), dict) and "claimcheck" in data["tool"]
+
+
+def load_config(start: Path | None = None) -> ProjectConfig:
+    """Load the configuration of the project containing ``start`` (default: the cwd).
+
+    Without a claimcheck pyproject.toml the defaults apply, rooted at ``start``.
+    """
+    start = (start or Path.cwd()).resolve()
+    root = find_root(start)
+    if root is None:
+        base = start if start.is_dir() else start.parent
+        if base.name == "wiki":
+            base = base.parent
+        return _build(base, {}, None)
+    pyproject = root / "pyproject.toml"
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", str(pyproject)) from None
+    table = data["tool"]["claimcheck"]
+    if not isinstance(table, dict):
+        raise ConfigError("[tool.claimcheck] must be a table", str(pyproject))
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"unknown key(s) in [tool.claimcheck]: {', '.join(unknown)}", str(pyproject)
+        )
+    return _build(root, table, pyproject)
+
+
+def _build(root: Path, table: dict[str, object], source: Path | None) -> ProjectConfig:
+    where = str(source) if source else None
+
+    def text(key: str, default: str) -> str:
+        value = table.get(key, default)
+        if not isinstance(value, str):
+            raise ConfigError(f"[tool.claimcheck] {key} must be a string", where)
+        return value
+
+    roots_value = table.get("import_roots", ["."])
+    if not isinstance(roots_value, list) or not all(isinstance(r, str) for r in roots_value):
+        raise ConfigError("[tool.claimcheck] import_roots must be a list of strings", where)
+    roots = tuple((root / r).resolve() for r in roots_value)
+    for resolved in roots:
+        if resolved != root and root not in resolved.parents:
+            raise ConfigError(f"import root {resolved} lies outside the project root", where)
+    return ProjectConfig(
+        root=root,
+        wiki=(root / text("wiki", "wiki")).resolve(),
+        results=(root / text("results", ".claimcheck")).resolve(),
+        import_roots=roots,
+        model_factory=text("model_factory", "models.registry:build_model"),
+        trainer=text("trainer", "models.training:run_training"),
+        raw=dict(table),
+    )

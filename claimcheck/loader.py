@@ -1,0 +1,200 @@
+"""Read one card file: split the front matter, validate it, and scan the body for citations.
+
+Every problem becomes a :class:`~claimcheck.errors.CardError` whose location is the exact
+``path:line:col`` in the file, so the CLI prints one line and no traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from claimcheck.cards import Card, Claim, CodeLink, ConceptCard, Expect, PaperCard, Resources
+from claimcheck.citations import Citation, CitationProblem, scan_citations
+from claimcheck.errors import CardError
+from claimcheck.yamlsource import Positions, YamlProblem, load_yaml
+
+MAX_CARD_BYTES = 1_000_000
+_CARD_ADAPTER: TypeAdapter[ConceptCard | PaperCard] = TypeAdapter(Card)
+_FIELDS_BY_CONTEXT: dict[str, set[str]] = {
+    "claims": set(Claim.model_fields),
+    "expect": set(Expect.model_fields),
+    "code": set(CodeLink.model_fields),
+    "resources": set(Resources.model_fields),
+}
+
+
+@dataclass
+class LoadedCard:
+    """A validated card with everything needed to point back into its file."""
+
+    path: Path
+    display_path: str
+    card: ConceptCard | PaperCard
+    positions: Positions
+    body: str
+    body_offset: int
+    citations: list[Citation] = field(default_factory=list)
+    citation_problems: list[CitationProblem] = field(default_factory=list)
+
+    def position(self, *path: str | int) -> tuple[int, int]:
+        """File (line, col) of the front-matter value at ``path``."""
+        line, col = self.positions.value(tuple(path))
+        return line + 1, col
+
+    def claim_line(self, index: int) -> int:
+        """File line where the ``index``-th claim starts."""
+        return self.position("claims", index)[0]
+
+
+def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
+    return CardError(message, path, line, col)
+
+
+def read_text(path: Path, display: str) -> str:
+    """Read a card as UTF-8, with size and encoding errors located."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _fail(f"cannot read file: {exc.strerror or exc}", display) from None
+    if len(data) > MAX_CARD_BYTES:
+        raise _fail(
+            f"card is {len(data):,} bytes; the limit is {MAX_CARD_BYTES:,} bytes", display
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise _fail(
+            f"file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8",
+            display, line, col,
+        ) from None
+
+
+def split_front_matter(text: str, display: str) -> tuple[str, str, int]:
+    """Return (yaml text, body, number of lines before the body)."""
+    if not text.strip():
+        raise _fail("empty file: a card starts with '---', YAML front matter, then '---'", display)
+    lines = text.lstrip("\ufeff").split("\n")
+    if lines[0].rstrip() != "---":
+        raise _fail("missing front matter: the first line must be '---'", display)
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 1
+    raise _fail(
+        "unterminated front matter: no closing '---' line after the opening one", display
+    )
+
+
+def load_card(path: Path, display: str | None = None) -> LoadedCard:
+    """Load and validate one card; raise :class:`CardError` with its location on failure."""
+    shown = display or str(path)
+    text = read_text(path, shown)
+    yaml_text, body, body_offset = split_front_matter(text, shown)
+    try:
+        data, positions = load_yaml(yaml_text)
+    except YamlProblem as problem:
+        raise _fail(problem.message, shown, problem.line + 1, problem.col) from None
+    if data is None:
+        raise _fail("front matter is empty", shown, 2)
+    if not isinstance(data, dict):
+        line, col = positions.value(())
+        raise _fail("front matter must be a mapping of keys to values", shown, line + 1, col)
+    if "kind" not in data:
+        line, col = positions.value(())
+        raise _fail("missing required key 'kind' (concept or paper)", shown, line + 1, col)
+    try:
+        card = _CARD_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise _validation_error(exc, data, positions, shown) from None
+    citations, problems = scan_citations(body, shown, body_offset)
+    return LoadedCard(path, shown, card, positions, body, body_offset, citations, problems)
+
+
+def _validation_error(
+    exc: ValidationError, data: dict[str, Any], positions: Positions, display: str
+) -> CardError:
+    """Turn pydantic's first error into one located message."""
+    details = exc.errors(include_url=False)
+    first = _most_specific(details)
+    path = _data_path(data, first)
+    kind = first["type"]
+    dotted = _dotted(path)
+    if kind == "missing":
+        parent = path[:-1]
+        line, col = positions.key(parent) if parent else positions.value(())
+        message = f"missing required key '{path[-1]}'"
+        if parent:
+            message += f" in {_dotted(parent)}"
+    elif kind == "extra_forbidden":
+        line, col = positions.key(path)
+        message = f"unknown key '{path[-1]}'" + _did_you_mean(path)
+    elif kind == "union_tag_invalid":
+        line, col = positions.value(("kind",))
+        message = f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
+    else:
+        line, col = positions.value(path)
+        message = f"{dotted}: {_reword(first)}" if dotted else _reword(first)
+    return CardError(message, display, line + 1, col)
+
+
+def _most_specific(details: list[ErrorDetails]) -> ErrorDetails:
+    for preferred in ("extra_forbidden", "missing"):
+        for detail in details:
+            if detail["type"] == preferred:
+                return detail
+    return details[0]
+
+
+def _data_path(data: Any, detail: ErrorDetails) -> tuple[str | int, ...]:
+    """Keep the parts of pydantic's ``loc`` that exist in the input (drop union tags)."""
+    loc = detail["loc"]
+    out: list[str | int] = []
+    current = data
+    for position, item in enumerate(loc):
+        last = position == len(loc) - 1
+        if isinstance(current, dict) and item in current:
+            out.append(item)
+            current = current[item]
+        elif isinstance(current, list) and isinstance(item, int) and 0 <= item < len(current):
+            out.append(item)
+            current = current[item]
+        elif last and detail["type"] in ("missing", "extra_forbidden"):
+            out.append(item)
+    return tuple(out)
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for item in path:
+        text += f"[{item}]" if isinstance(item, int) else (f".{item}" if text else str(item))
+    return text
+
+
+def _did_you_mean(path: tuple[str | int, ...]) -> str:
+    context = next((item for item in reversed(path[:-1]) if isinstance(item, str)), None)
+    if context in _FIELDS_BY_CONTEXT:
+        known = _FIELDS_BY_CONTEXT[context]
+    else:
+        known = set(ConceptCard.model_fields) | set(PaperCard.model_fields)
+    close = difflib.get_close_matches(str(path[-1]), sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _reword(detail: ErrorDetails) -> str:
+    message = detail["msg"]
+    if message.startswith(("Value error, ", "Assertion failed, ")):
+        message = message.split(", ", 1)[1]
+    message = message[0].lower() + message[1:] if message else message
+    value = detail.get("input")
+    if detail["type"].endswith("_type") or detail["type"] in ("string_pattern_mismatch",):
+        shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+        message += f" (got {type(value).__name__} {shown})"
+    return message
