@@ -1,0 +1,346 @@
+"""Citations in card bodies: ``[arxiv:2101.12491 §3.1, tab. 2]``.
+
+Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
+
+    citation  = "[" , ( arxiv-ref | doi-ref ) , " " , locator , { ", " , locator } , "]" ;
+    arxiv-ref = "arxiv:" , arxiv-id , [ "v" , number ] ;   (* version >= 1 *)
+    doi-ref   = "doi:" , doi-id ;
+    arxiv-id  = new-id | old-id ;
+    new-id    = 4 * digit , "." , 4 * digit , [ digit ] ;  (* 2101.12491; month 01-12 *)
+    old-id    = archive , [ "." , subject ] , "/" , 7 * digit ;   (* cs/0112017, math.GT/0309136 *)
+    archive   = lower , { lower } , [ "-" , lower , { lower } ] ;
+    subject   = letter , { letter | "-" } ;
+    doi-id    = "10." , digit , { digit } , "/" , doi-char , { doi-char } ;
+    doi-char  = ? any character except white space and "]" ? ;
+
+Where a citation counts: an opening ``[`` followed by ``arxiv`` or ``doi`` (any case) and then
+``:`` (or white space and a digit). Everything else in brackets is prose. A candidate that is a
+Markdown link (``[...](url)``), a reference link (``[...][ref]``), a link definition
+(``[...]: url``), an image, or escaped (``\\[``) is never a citation. A candidate that breaks the
+grammar is reported as a :class:`CitationProblem` whose column points at the offending token.
+Citations inside code spans and code blocks are returned with ``in_code=True``.
+
+Lines and columns are 1-based and count characters (a tab is one column).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from claimcheck.locators import Locator, LocatorError, parse_locator
+
+__all__ = [
+    "Citation",
+    "CitationProblem",
+    "CitationSyntaxError",
+    "parse_citation",
+    "scan_citations",
+]
+
+SCHEMES = ("arxiv", "doi")
+_CANDIDATE = re.compile(r"\[[ \t]*(?i:arxiv|doi)(?:[ \t]*:|[ \t]+\d)")
+_SCHEME = re.compile(r"[A-Za-z]+")
+_NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
+_OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
+_VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
+_DOI = re.compile(r"10\.\d+/[^\s\]]+")
+_CODE_HINT = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
+_BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+class CitationSyntaxError(ValueError):
+    """A citation that breaks the grammar; ``col`` is 1-based within the citation text."""
+
+    def __init__(self, message: str, col: int, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.col = col
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One citation, where it was written, and what it points at."""
+
+    scheme: str
+    id: str
+    version: int | None
+    locators: tuple[Locator, ...]
+    path: str
+    line: int
+    col: int
+    in_code: bool
+    text: str
+
+    @property
+    def key(self) -> str:
+        """The cited work without its version, e.g. ``"arxiv:2101.12491"``."""
+        return f"{self.scheme}:{self.id}"
+
+    @property
+    def end_col(self) -> int:
+        """The column just after the closing ``]``."""
+        return self.col + len(self.text)
+
+    def __str__(self) -> str:
+        version = "" if self.version is None else f"v{self.version}"
+        locators = ", ".join(str(locator) for locator in self.locators)
+        return f"[{self.scheme}:{self.id}{version} {locators}]"
+
+
+@dataclass(frozen=True)
+class CitationProblem:
+    """An attempted citation that does not parse, with the place of the offending token."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    hint: str | None = None
+
+
+def parse_citation(
+    text: str, *, path: str = "<string>", line: int = 1, col: int = 1, in_code: bool = False
+) -> Citation:
+    """Parse one citation such as ``"[arxiv:2101.12491 tab. 2]"``.
+
+    Raises :class:`CitationSyntaxError` with a 1-based column inside ``text``.
+    """
+    scheme, identifier, version, locators = _parse_parts(text)
+    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_parts(text: str) -> tuple[str, str, int | None, tuple[Locator, ...]]:
+    """The scheme, id, version and locators of a citation; cached since cards repeat them."""
+    if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
+        raise CitationSyntaxError("a citation is enclosed in '[' and ']'", 1)
+    inner_end = len(text) - 1
+    pos = 1
+    if text[pos : pos + 1].isspace():
+        raise CitationSyntaxError("unexpected space after '['", pos + 1)
+    scheme_match = _SCHEME.match(text, pos)
+    if scheme_match is None:
+        raise CitationSyntaxError("expected a scheme ('arxiv' or 'doi')", pos + 1)
+    scheme = scheme_match[0]
+    if scheme not in SCHEMES:
+        if scheme.lower() in SCHEMES:
+            hint = f"did you mean `{scheme.lower()}`"
+            raise CitationSyntaxError(f"scheme must be lower case: {scheme!r}", pos + 1, hint)
+        raise CitationSyntaxError(f"unknown scheme {scheme!r}", pos + 1, "use `arxiv` or `doi`")
+    pos = scheme_match.end()
+    if text[pos : pos + 1] != ":":
+        raise CitationSyntaxError(f"expected ':' after {scheme!r}", pos + 1)
+    pos += 1
+    if text[pos : pos + 1].isspace():
+        fixed = f"[{scheme}:" + text[pos:].lstrip()
+        raise CitationSyntaxError(
+            f"unexpected space after '{scheme}:'", pos + 1, f"write `{fixed}`"
+        )
+    id_end = _token_end(text, pos, inner_end)
+    identifier, version = _parse_id(scheme, text[pos:id_end], pos + 1)
+    if id_end == inner_end:
+        example = f"[{scheme}:{text[pos:id_end]} §3.1]"
+        raise CitationSyntaxError(
+            "citation has no locator", id_end + 1, f"add one after a space, e.g. `{example}`"
+        )
+    if text[id_end] != " " or text[id_end + 1 : id_end + 2].isspace():
+        raise CitationSyntaxError("expected one space between the id and the locator", id_end + 1)
+    locators = _parse_locators(text, id_end + 1, inner_end)
+    return scheme, identifier, version, locators
+
+
+def _token_end(text: str, start: int, stop: int) -> int:
+    """End of the id token: the first space, comma or closing bracket."""
+    end = start
+    while end < stop and text[end] not in " ,\t":
+        end += 1
+    return end
+
+
+def _parse_id(scheme: str, token: str, col: int) -> tuple[str, int | None]:
+    """Validate an id token; return the bare id and its version."""
+    if not token:
+        raise CitationSyntaxError(f"missing id after '{scheme}:'", col)
+    if scheme == "doi":
+        if _DOI.fullmatch(token) is None:
+            hint = "a DOI starts with '10.', e.g. `10.1038/s41598-021-93977-0`"
+            raise CitationSyntaxError(f"not a DOI: {token!r}", col, hint)
+        return token, None
+    identifier, version = token, None
+    versioned = _VERSION.fullmatch(token)
+    if versioned is not None:
+        identifier, version = versioned["id"], int(versioned["version"])
+    new_style = _NEW_ARXIV.fullmatch(identifier)
+    if new_style is None and _OLD_ARXIV.fullmatch(identifier) is None:
+        hint = "write a new-style id like `2101.12491` or an old-style one like `cs/0112017`"
+        raise CitationSyntaxError(f"not an arXiv id: {token!r}", col, hint)
+    if new_style is not None and not 1 <= int(new_style["month"]) <= 12:
+        raise CitationSyntaxError(f"not an arXiv id: {token!r} (month out of range)", col)
+    if version == 0:
+        raise CitationSyntaxError("arXiv versions start at v1", col + len(identifier))
+    return identifier, version
+
+
+def _parse_locators(text: str, start: int, stop: int) -> tuple[Locator, ...]:
+    """Parse ``locator { ", " locator }`` between ``start`` and ``stop``."""
+    locators: list[Locator] = []
+    pos = start
+    while True:
+        comma = text.find(",", pos, stop)
+        piece_end = stop if comma == -1 else comma
+        try:
+            locator = parse_locator(text[pos:piece_end])
+        except LocatorError as error:
+            raise CitationSyntaxError(
+                error.message, pos + error.col_offset + 1, error.hint
+            ) from None
+        if locator in locators:
+            raise CitationSyntaxError(f"duplicate locator '{locator}'", pos + 1)
+        locators.append(locator)
+        if comma == -1:
+            return tuple(locators)
+        if text[comma + 1 : comma + 2] != " " or text[comma + 2 : comma + 3].isspace():
+            raise CitationSyntaxError("locators are separated by ', '", comma + 1)
+        pos = comma + 2
+
+
+def scan_citations(
+    markdown: str,
+    path: str,
+    line_offset: int = 0,
+    tokens: Sequence[Any] | None = None,
+) -> tuple[list[Citation], list[CitationProblem]]:
+    """Find every citation and every malformed attempt in a Markdown body.
+
+    ``line_offset`` is the number of file lines before the body (the front matter), so that the
+    reported lines are file lines. ``tokens`` may pass block tokens that markdown-it-py already
+    produced for this body, to spare a second parse.
+    """
+    candidates = [match.start() for match in _CANDIDATE.finditer(markdown)]
+    citations: list[Citation] = []
+    problems: list[CitationProblem] = []
+    if not candidates:
+        return citations, problems
+    line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
+    code = _code_regions(markdown, line_starts, tokens)
+    for start in candidates:
+        line_index = bisect.bisect_right(line_starts, start) - 1
+        line = line_index + 1 + line_offset
+        col = start - line_starts[line_index] + 1
+        close = markdown.find("]", start)
+        newline = markdown.find("\n", start)
+        line_end = len(markdown) if newline == -1 else newline
+        if close == -1 or close > line_end:
+            problems.append(
+                CitationProblem(
+                    path,
+                    line,
+                    col,
+                    "unclosed citation: no ']' on this line",
+                    "a citation must not break across lines",
+                )
+            )
+            continue
+        if _is_not_citation(markdown, start, close, line_starts[line_index]):
+            continue
+        text = markdown[start : close + 1]
+        in_code = _inside(code, start)
+        try:
+            citations.append(parse_citation(text, path=path, line=line, col=col, in_code=in_code))
+        except CitationSyntaxError as error:
+            problems.append(
+                CitationProblem(path, line, col + error.col - 1, error.message, error.hint)
+            )
+    return citations, problems
+
+
+def _is_not_citation(markdown: str, start: int, close: int, line_start: int) -> bool:
+    """Whether the bracket is an image, a link, a link definition or an escaped bracket."""
+    before = markdown[start - 1] if start > 0 else ""
+    if before in ("!", "\\"):
+        return True
+    after = markdown[close + 1 : close + 2]
+    if after == "(":
+        return True
+    if after == "[":
+        return _CANDIDATE.match(markdown, close + 1) is None
+    return after == ":" and not markdown[line_start:start].strip(" >")
+
+
+def _code_regions(
+    markdown: str, line_starts: list[int], tokens: Sequence[Any] | None
+) -> list[tuple[int, int]]:
+    """Sorted, disjoint ``(start, end)`` character ranges of code blocks and code spans."""
+    if tokens is None:
+        if _CODE_HINT.search(markdown) is None:
+            return []
+        tokens = _BLOCK_PARSER.parse(markdown)
+
+    def offset(line: int) -> int:
+        return line_starts[line] if line < len(line_starts) else len(markdown)
+
+    regions: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for token in tokens:
+        if token.map is None:
+            continue
+        first, last = token.map
+        if token.type in ("fence", "code_block"):
+            regions.append((offset(first), offset(last)))
+        elif token.type == "inline" and (first, last) not in seen:
+            seen.add((first, last))
+            regions.extend(_code_spans(markdown, offset(first), offset(last)))
+    regions.sort()
+    return regions
+
+
+def _code_spans(markdown: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Code spans in ``markdown[start:end]``: a backtick run up to the next run of equal length."""
+    spans: list[tuple[int, int]] = []
+    pos = markdown.find("`", start, end)
+    while pos != -1:
+        run_end = pos
+        while run_end < end and markdown[run_end] == "`":
+            run_end += 1
+        backslashes = 0
+        while pos - backslashes - 1 >= start and markdown[pos - backslashes - 1] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 1:
+            pos += 1
+            if pos == run_end:
+                pos = markdown.find("`", run_end, end)
+            continue
+        width = run_end - pos
+        closing = _closing_run(markdown, run_end, end, width)
+        if closing == -1:
+            pos = markdown.find("`", run_end, end)
+            continue
+        spans.append((pos, closing + width))
+        pos = markdown.find("`", closing + width, end)
+    return spans
+
+
+def _closing_run(markdown: str, start: int, end: int, width: int) -> int:
+    """Start of the next backtick run of exactly ``width`` backticks, or -1."""
+    pos = markdown.find("`", start, end)
+    while pos != -1:
+        run_end = pos
+        while run_end < end and markdown[run_end] == "`":
+            run_end += 1
+        if run_end - pos == width:
+            return pos
+        pos = markdown.find("`", run_end, end)
+    return -1
+
+
+def _inside(regions: list[tuple[int, int]], position: int) -> bool:
+    index = bisect.bisect_right(regions, position, key=lambda region: region[0]) - 1
+    return index >= 0 and position < regions[index][1]
