@@ -1,0 +1,144 @@
+"""The wiki index: every card of a folder, its claims by global id, and citation coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimcheck.cards import Claim, PaperCard
+from claimcheck.citations import Citation
+from claimcheck.config import ProjectConfig
+from claimcheck.errors import CardError
+from claimcheck.loader import LoadedCard, load_card
+from claimcheck.locators import Locator, LocatorError, parse_locator
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    """One claim with the paper card that registers it."""
+
+    global_id: str
+    arxiv: str
+    claim: Claim
+    card: LoadedCard
+    line: int
+
+    @property
+    def locators(self) -> list[Locator]:
+        """The claim's parsed locators (malformed ones are left out; lint reports them)."""
+        parsed: list[Locator] = []
+        for text in self.claim.locators:
+            try:
+                parsed.append(parse_locator(text))
+            except LocatorError:
+                continue
+        return parsed
+
+
+@dataclass
+class Wiki:
+    """All cards of a wiki folder that loaded, and the errors of those that did not."""
+
+    config: ProjectConfig
+    cards: list[LoadedCard] = field(default_factory=list)
+    load_errors: list[CardError] = field(default_factory=list)
+    _claims: list[ClaimRef] | None = field(default=None, repr=False)
+    _by_arxiv: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
+
+    def papers(self) -> dict[str, LoadedCard]:
+        """Paper cards by arXiv id (the first card wins if two describe one paper)."""
+        found: dict[str, LoadedCard] = {}
+        for loaded in self.cards:
+            if isinstance(loaded.card, PaperCard):
+                found.setdefault(loaded.card.arxiv, loaded)
+        return found
+
+    def paper(self, arxiv: str) -> LoadedCard | None:
+        """The paper card of ``arxiv``, if the wiki has one."""
+        return self.papers().get(arxiv)
+
+    def claims(self) -> list[ClaimRef]:
+        """Every claim of every paper card, in file order (computed once per wiki)."""
+        if self._claims is not None:
+            return self._claims
+        refs: list[ClaimRef] = []
+        for loaded in self.cards:
+            card = loaded.card
+            if not isinstance(card, PaperCard):
+                continue
+            for index, claim in enumerate(card.claims):
+                refs.append(
+                    ClaimRef(card.global_id(claim), card.arxiv, claim, loaded,
+                             loaded.claim_line(index))
+                )
+        self._claims = refs
+        return refs
+
+    def claims_of(self, arxiv: str) -> list[ClaimRef]:
+        """The claims registered for one paper."""
+        if self._by_arxiv is None:
+            self._by_arxiv = {}
+            for ref in self.claims():
+                self._by_arxiv.setdefault(ref.arxiv, []).append(ref)
+        return self._by_arxiv.get(arxiv, [])
+
+    def claim(self, global_id: str) -> ClaimRef | None:
+        """The claim with this global id."""
+        return next((ref for ref in self.claims() if ref.global_id == global_id), None)
+
+    def covering_claims(self, citation: Citation) -> list[ClaimRef]:
+        """Claims of the cited paper whose locator lies inside one of the citation's locators."""
+        if citation.scheme != "arxiv":
+            return []
+        return [
+            ref
+            for ref in self.claims_of(citation.id)
+            if any(
+                cited.covers(own) for cited in citation.locators for own in ref.locators
+            )
+        ]
+
+
+def card_files(folder: Path) -> list[Path]:
+    """Every Markdown card under ``folder`` (or ``folder`` itself if it is a file), sorted.
+
+    Files whose name starts with ``_`` or ``.`` and folders starting with ``.`` are skipped.
+    """
+    if folder.is_file():
+        return [folder]
+    return sorted(
+        path
+        for path in folder.rglob("*.md")
+        if not any(part.startswith(".") for part in path.relative_to(folder).parts)
+        and not path.name.startswith("_")
+    )
+
+
+def is_card(path: Path) -> bool:
+    """A Markdown file is a card when it starts with front matter (other pages are plain)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4).lstrip(b"\xef\xbb\xbf").startswith(b"---")
+    except OSError:
+        return False
+
+
+def load_wiki(config: ProjectConfig, path: Path | None = None) -> Wiki:
+    """Load every card under ``path`` (default: the configured wiki folder)."""
+    return load_cards(config, card_files(path or config.wiki), require_front_matter=False)
+
+
+def load_cards(
+    config: ProjectConfig, files: Iterable[Path], require_front_matter: bool = True
+) -> Wiki:
+    """Load the given files; with ``require_front_matter`` off, plain pages are skipped."""
+    wiki = Wiki(config)
+    for file in files:
+        if not require_front_matter and not is_card(file) and file.stat().st_size > 0:
+            continue
+        try:
+            wiki.cards.append(load_card(file, config.relative(file)))
+        except CardError as error:
+            wiki.load_errors.append(error)
+    return wiki
