@@ -199,9 +199,8 @@ def _parse_locators(text: str, start: int, stop: int) -> tuple[Locator, ...]:
         try:
             locator = parse_locator(text[pos:piece_end])
         except LocatorError as error:
-            raise CitationSyntaxError(
-                error.message, pos + error.col_offset + 1, error.hint
-            ) from None
+            hint = _missing_comma_hint(text[pos:piece_end]) or error.hint
+            raise CitationSyntaxError(error.message, pos + error.col_offset + 1, hint) from None
         if locator in locators:
             raise CitationSyntaxError(f"duplicate locator '{locator}'", pos + 1)
         locators.append(locator)
@@ -210,6 +209,19 @@ def _parse_locators(text: str, start: int, stop: int) -> tuple[Locator, ...]:
         if text[comma + 1 : comma + 2] != " " or text[comma + 2 : comma + 3].isspace():
             raise CitationSyntaxError("locators are separated by ', '", comma + 1)
         pos = comma + 2
+
+
+def _missing_comma_hint(piece: str) -> str | None:
+    """A hint when ``piece`` is two valid locators joined by a space, as in ``§3.1 tab. 2``."""
+    for index, char in enumerate(piece):
+        if char != " ":
+            continue
+        try:
+            first, second = parse_locator(piece[:index]), parse_locator(piece[index + 1 :])
+        except LocatorError:
+            continue
+        return f"separate locators with ', ': `{first}, {second}`"
+    return None
 
 
 def scan_citations(
