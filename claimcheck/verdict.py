@@ -1,0 +1,196 @@
+"""The verdict engine: compare a check's :class:`~claimcheck.checks.api.Evidence` with ``expect``.
+
+A check measures; this module decides. The vocabulary is closed (:class:`Verdict`) and every
+judgement that is not ``verified`` carries a one-line reason that a reader can act on:
+
+* ``contradicted`` says what was measured against what was expected
+  (``measured 2205184, expected approx 161000 ± 0.5%``);
+* ``unverified`` says why no decision was possible: no measurement, a value of the wrong type, or
+  proxy evidence for a claim that does not declare ``accept_proxy: true`` (the value is still
+  shown, with what it would have meant).
+
+Comparators (``claimcheck.cards.Expect``): ``equals`` (numbers exactly, lists elementwise),
+``approx`` with ``rel_tol`` or ``abs_tol`` (``math.isclose`` semantics), ``at_most``, ``at_least``,
+``between`` (inclusive) and ``holds`` (the measurement must be a bool).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from claimcheck.cards import Claim, Expect
+from claimcheck.checks.api import Evidence, Fidelity
+
+
+class Verdict(str, Enum):
+    """The closed set of verdicts; see ``LEGEND`` for one sentence on each."""
+
+    VERIFIED = "verified"
+    CONTRADICTED = "contradicted"
+    UNVERIFIED = "unverified"
+
+
+LEGEND: dict[Verdict, str] = {
+    Verdict.VERIFIED: "The check ran with sufficient fidelity and the measurement meets expect.",
+    Verdict.CONTRADICTED: "The check ran with sufficient fidelity and the measurement violates "
+    "expect.",
+    Verdict.UNVERIFIED: "No decision: no check, the check failed, the data was missing, or the "
+    "evidence was only a proxy; the reason says which.",
+}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with its reason (empty only for ``verified``)."""
+
+    verdict: Verdict
+    reason: str = ""
+
+
+def unverified(reason: str) -> Judgement:
+    """An ``unverified`` judgement; the reason is mandatory."""
+    if not reason.strip():
+        raise ValueError("an unverified judgement needs a reason")
+    return Judgement(Verdict.UNVERIFIED, reason)
+
+
+class _Incomparable(Exception):
+    """The measurement cannot be compared with the expectation at all."""
+
+
+def format_value(value: Any) -> str:
+    """A value as a reader would write it: ``true``, ``0.0123``, ``[1, 2]``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(item) for item in value) + "]"
+    if value is None:
+        return "nothing"
+    return repr(value)
+
+
+def describe_expect(expect: Expect) -> str:
+    """``approx 161000 ± 0.5%``, ``at most 3``, ``between 1 and 2``: the expectation in words."""
+    fields = expect.model_fields_set
+    if "approx" in fields:
+        if expect.rel_tol is not None:
+            return f"approx {format_value(expect.approx)} ± {expect.rel_tol * 100:g}%"
+        return f"approx {format_value(expect.approx)} ± {format_value(expect.abs_tol)}"
+    if "at_most" in fields:
+        return f"at most {format_value(expect.at_most)}"
+    if "at_least" in fields:
+        return f"at least {format_value(expect.at_least)}"
+    if "between" in fields and expect.between is not None:
+        low, high = expect.between
+        return f"between {format_value(low)} and {format_value(high)}"
+    if "holds" in fields:
+        return "the property to hold"
+    return format_value(expect.equals)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> float | int:
+    if not _is_number(value):
+        raise _Incomparable(f"check returned {type(value).__name__} {format_value(value)}, "
+                            "not a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _Incomparable(f"check returned {format_value(value)}, not a finite number")
+    number: float | int = value
+    return number
+
+
+def _equal(measured: Any, expected: Any) -> bool:
+    if _is_number(expected):
+        return bool(_number(measured) == expected)
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(measured, (list, tuple)):
+            raise _Incomparable(
+                f"check returned {type(measured).__name__} {format_value(measured)}, not a list"
+            )
+        if len(measured) != len(expected):
+            return False
+        return all(_equal(m, e) for m, e in zip(measured, expected, strict=True))
+    if type(measured) is not type(expected):
+        raise _Incomparable(
+            f"check returned {type(measured).__name__} {format_value(measured)}, "
+            f"which cannot be compared with {type(expected).__name__} {format_value(expected)}"
+        )
+    return bool(measured == expected)
+
+
+def _meets(expect: Expect, measured: Any) -> bool:
+    """Whether ``measured`` meets ``expect``; raises :class:`_Incomparable` when undecidable."""
+    fields = expect.model_fields_set
+    if "holds" in fields:
+        if not isinstance(measured, bool):
+            raise _Incomparable(f"check returned {format_value(measured)}, not true/false")
+        return measured
+    if "equals" in fields:
+        return _equal(measured, expect.equals)
+    value = _number(measured)
+    if "approx" in fields and expect.approx is not None:
+        return math.isclose(
+            value, expect.approx, rel_tol=expect.rel_tol or 0.0, abs_tol=expect.abs_tol or 0.0
+        )
+    if "at_most" in fields and expect.at_most is not None:
+        return value <= expect.at_most
+    if "at_least" in fields and expect.at_least is not None:
+        return value >= expect.at_least
+    if "between" in fields and expect.between is not None:
+        return expect.between[0] <= value <= expect.between[1]
+    raise _Incomparable("expect has no comparator")
+
+
+def _proxy_source(evidence: Evidence) -> str:
+    if evidence.data and isinstance(evidence.data.get("name"), str):
+        return str(evidence.data["name"])
+    first_line = evidence.details.strip().split("\n", 1)[0]
+    if first_line:
+        return first_line if len(first_line) <= 80 else first_line[:77] + "..."
+    return "scaled-down stand-in"
+
+
+def judge(claim: Claim, evidence: Evidence) -> Judgement:
+    """Decide the verdict of ``claim`` from ``evidence`` (comparators plus the fidelity rule)."""
+    if claim.expect is None:
+        return unverified(claim.unverified or "the claim has no expect to compare with")
+    expect = claim.expect
+    if evidence.measured is None:
+        return unverified("check returned no measurement")
+    try:
+        fidelity = Fidelity(evidence.fidelity)
+    except ValueError:
+        return unverified(f"check returned unknown fidelity {evidence.fidelity!r}")
+    shown = format_value(evidence.measured)
+    wanted = describe_expect(expect)
+    try:
+        met: bool | None = _meets(expect, evidence.measured)
+        problem = ""
+    except _Incomparable as exc:
+        met, problem = None, str(exc)
+    if fidelity is Fidelity.PROXY and not claim.accept_proxy:
+        if met is None:
+            outcome = f"cannot be compared ({problem})"
+        else:
+            outcome = f"would {'meet' if met else 'violate'} expect ({wanted})"
+        return unverified(
+            f"proxy measurement ({_proxy_source(evidence)}): the claim does not accept proxies; "
+            f"measured {shown}, {outcome}"
+        )
+    if met is None:
+        return unverified(problem)
+    if met:
+        return Judgement(Verdict.VERIFIED)
+    if "holds" in expect.model_fields_set:
+        return Judgement(Verdict.CONTRADICTED, "measured false, expected the property to hold")
+    return Judgement(Verdict.CONTRADICTED, f"measured {shown}, expected {wanted}")
