@@ -84,7 +84,7 @@ def _parse_date(value: Any) -> Any:
             return dt.date.fromisoformat(value)
         except ValueError:
             raise PydanticCustomError(
-                "bad_date", "bad date {value!r}: expected YYYY-MM-DD", {"value": value}
+                "bad_date", "bad date '{value}': expected YYYY-MM-DD", {"value": value}
             ) from None
     return value
 

@@ -14,13 +14,29 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from claimcheck.cards import Card, Claim, CodeLink, ConceptCard, Expect, PaperCard, Resources
+from claimcheck.cards import (
+    ARXIV_ID_PATTERN,
+    CLAIM_ID_PATTERN,
+    SLUG_PATTERN,
+    Card,
+    Claim,
+    CodeLink,
+    ConceptCard,
+    Expect,
+    PaperCard,
+    Resources,
+)
 from claimcheck.citations import Citation, CitationProblem, scan_citations
 from claimcheck.errors import CardError
 from claimcheck.yamlsource import Positions, YamlProblem, load_yaml
 
 MAX_CARD_BYTES = 1_000_000
 _CARD_ADAPTER: TypeAdapter[ConceptCard | PaperCard] = TypeAdapter(Card)
+_PATTERN_MEANING = {
+    SLUG_PATTERN: "lower-case letters and digits joined by hyphens, e.g. capsule-network",
+    ARXIV_ID_PATTERN: 'an arXiv id such as "2101.12491" or "cs/0112017"',
+    CLAIM_ID_PATTERN: "lower-case letters and digits joined by '-' or '_', e.g. mnist-params",
+}
 _FIELDS_BY_CONTEXT: dict[str, set[str]] = {
     "claims": set(Claim.model_fields),
     "expect": set(Expect.model_fields),
@@ -44,8 +60,7 @@ class LoadedCard:
 
     def position(self, *path: str | int) -> tuple[int, int]:
         """File (line, col) of the front-matter value at ``path``."""
-        line, col = self.positions.value(tuple(path))
-        return line + 1, col
+        return self.positions.value(tuple(path))
 
     def claim_line(self, index: int) -> int:
         """File line where the ``index``-th claim starts."""
@@ -99,17 +114,17 @@ def load_card(path: Path, display: str | None = None) -> LoadedCard:
     text = read_text(path, shown)
     yaml_text, body, body_offset = split_front_matter(text, shown)
     try:
-        data, positions = load_yaml(yaml_text)
+        data, positions = load_yaml(yaml_text, first_line=2)
     except YamlProblem as problem:
-        raise _fail(problem.message, shown, problem.line + 1, problem.col) from None
+        raise _fail(problem.message, shown, problem.line, problem.col) from None
     if data is None:
         raise _fail("front matter is empty", shown, 2)
     if not isinstance(data, dict):
         line, col = positions.value(())
-        raise _fail("front matter must be a mapping of keys to values", shown, line + 1, col)
+        raise _fail("front matter must be a mapping of keys to values", shown, line, col)
     if "kind" not in data:
         line, col = positions.value(())
-        raise _fail("missing required key 'kind' (concept or paper)", shown, line + 1, col)
+        raise _fail("missing required key 'kind' (concept or paper)", shown, line, col)
     try:
         card = _CARD_ADAPTER.validate_python(data)
     except ValidationError as exc:
@@ -141,8 +156,9 @@ def _validation_error(
         message = f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
     else:
         line, col = positions.value(path)
-        message = f"{dotted}: {_reword(first)}" if dotted else _reword(first)
-    return CardError(message, display, line + 1, col)
+        alternatives = [d for d in details if _data_path(data, d) == path]
+        message = f"{dotted}: {_reword(alternatives)}" if dotted else _reword(alternatives)
+    return CardError(message, display, line, col)
 
 
 def _most_specific(details: list[ErrorDetails]) -> ErrorDetails:
@@ -188,13 +204,25 @@ def _did_you_mean(path: tuple[str | int, ...]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _reword(detail: ErrorDetails) -> str:
-    message = detail["msg"]
-    if message.startswith(("Value error, ", "Assertion failed, ")):
-        message = message.split(", ", 1)[1]
-    message = message[0].lower() + message[1:] if message else message
-    value = detail.get("input")
-    if detail["type"].endswith("_type") or detail["type"] in ("string_pattern_mismatch",):
+def _reword(details: list[ErrorDetails]) -> str:
+    """One readable message for the errors at one place (a union gives several)."""
+    first = details[0]
+    value = first.get("input")
+    if first["type"] == "string_pattern_mismatch":
+        pattern = str((first.get("ctx") or {}).get("pattern", ""))
+        meaning = _PATTERN_MEANING.get(pattern, f"text matching {pattern}")
+        return f"{value!r} is not valid: expected {meaning}"
+    messages: list[str] = []
+    for detail in details:
+        text = detail["msg"]
+        if text.startswith(("Value error, ", "Assertion failed, ")):
+            text = text.split(", ", 1)[1]
+        text = text[0].lower() + text[1:] if text else text
+        if text not in messages:
+            messages.append(text)
+    message = " or ".join(messages[:1] + [m.removeprefix("input should be ") for m in
+                                           messages[1:]])
+    if any(d["type"].endswith("_type") for d in details):
         shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
         message += f" (got {type(value).__name__} {shown})"
     return message

@@ -76,74 +76,93 @@ class _NoAliasLoader(yaml.SafeLoader):
         return node
 
 
-def _mark(node: Node) -> tuple[int, int]:
-    return (node.start_mark.line + 1, node.start_mark.column + 1)
-
-
-def load_yaml(text: str) -> tuple[Any, Positions]:
+def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
     """Parse one YAML document into plain values and their positions.
+
+    ``first_line`` is the file line of the YAML text's first line, so that every reported line
+    (in positions and in messages) is a line of the file.
 
     Raises :class:`YamlProblem` for syntax errors, duplicate keys, aliases, unsafe tags and
     excessive nesting.
     """
+    shift = first_line - 1
     loader = _NoAliasLoader(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = (mark.line + 1 + shift, mark.column + 1) if mark else (first_line, 1)
         message = exc.problem or str(exc)
+        if exc.context and exc.context_mark and exc.context_mark is not mark:
+            message += f" ({exc.context} started at line {exc.context_mark.line + 1 + shift})"
         raise YamlProblem(f"YAML syntax error: {message}", line, col) from None
+    except YamlProblem as problem:
+        problem.line += shift
+        raise
     except yaml.YAMLError as exc:
-        raise YamlProblem(f"YAML error: {exc}", 1, 1) from None
+        raise YamlProblem(f"YAML error: {exc}", first_line, 1) from None
     finally:
         loader.dispose()  # type: ignore[no-untyped-call]
     positions = Positions()
     if node is None:
         return None, positions
-    value = _construct(node, (), positions, 0, loader)
+
+    def mark(item: Node) -> tuple[int, int]:
+        return (item.start_mark.line + 1 + shift, item.start_mark.column + 1)
+
+    value = _Builder(positions, loader, mark).build(node, (), 0)
     return value, positions
 
 
-def _construct(node: Node, path: Path, positions: Positions, depth: int, loader: Any) -> Any:
-    if depth > MAX_DEPTH:
-        line, col = _mark(node)
-        raise YamlProblem(f"front matter is nested deeper than {MAX_DEPTH} levels", line, col)
-    positions.values[path] = _mark(node)
-    if node.tag not in _CORE_TAGS:
-        line, col = _mark(node)
-        raise YamlProblem(f"YAML tag {node.tag!r} is not allowed in cards", line, col)
-    if isinstance(node, MappingNode):
+class _Builder:
+    """Constructs plain values from composed nodes, recording positions on the way."""
+
+    def __init__(self, positions: Positions, loader: Any, mark: Any) -> None:
+        self.positions = positions
+        self.loader = loader
+        self.mark = mark
+
+    def build(self, node: Node, path: Path, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise YamlProblem(
+                f"front matter is nested deeper than {MAX_DEPTH} levels", *self.mark(node)
+            )
+        self.positions.values[path] = self.mark(node)
+        if node.tag not in _CORE_TAGS:
+            shown = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise YamlProblem(
+                f"YAML tag '{shown}' is not allowed in cards (tags are never executed)",
+                *self.mark(node),
+            )
+        if isinstance(node, MappingNode):
+            return self._mapping(node, path, depth)
+        if isinstance(node, SequenceNode):
+            return [
+                self.build(item, path + (index,), depth + 1)
+                for index, item in enumerate(node.value)
+            ]
+        if isinstance(node, ScalarNode):
+            return self._scalar(node)
+        raise YamlProblem("unsupported YAML node", *self.mark(node))
+
+    def _mapping(self, node: MappingNode, path: Path, depth: int) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = _construct(key_node, path + ("<key>",), positions, depth + 1, loader)
-            if isinstance(key, (list, dict)):
-                line, col = _mark(key_node)
-                raise YamlProblem("a mapping key must be a plain value", line, col)
+            if not isinstance(key_node, ScalarNode):
+                raise YamlProblem("a mapping key must be a plain value", *self.mark(key_node))
+            key = self.build(key_node, path + ("<key>",), depth + 1)
             if key in result:
-                line, col = _mark(key_node)
-                raise YamlProblem(f"duplicate key {key!r}", line, col)
+                raise YamlProblem(f"duplicate key {key!r}", *self.mark(key_node))
             child = path + (key,)
-            positions.keys[child] = _mark(key_node)
-            result[key] = _construct(value_node, child, positions, depth + 1, loader)
-        positions.values.pop(path + ("<key>",), None)
+            self.positions.keys[child] = self.mark(key_node)
+            result[key] = self.build(value_node, child, depth + 1)
+        self.positions.values.pop(path + ("<key>",), None)
         return result
-    if isinstance(node, SequenceNode):
-        return [
-            _construct(item, path + (index,), positions, depth + 1, loader)
-            for index, item in enumerate(node.value)
-        ]
-    if isinstance(node, ScalarNode):
-        return _scalar(node, loader)
-    line, col = _mark(node)
-    raise YamlProblem("unsupported YAML node", line, col)
 
-
-def _scalar(node: ScalarNode, loader: Any) -> Any:
-    try:
-        return loader.construct_object(node, deep=True)
-    except (ValueError, yaml.YAMLError) as exc:
-        if node.tag == "tag:yaml.org,2002:timestamp":
-            return node.value  # left as text, so validation can say "bad date"
-        line, col = _mark(node)
-        raise YamlProblem(f"bad YAML value: {exc}", line, col) from None
+    def _scalar(self, node: ScalarNode) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except (ValueError, yaml.YAMLError) as exc:
+            if node.tag == "tag:yaml.org,2002:timestamp":
+                return node.value  # left as text, so validation can say "bad date"
+            raise YamlProblem(f"bad YAML value: {exc}", *self.mark(node)) from None

@@ -1,0 +1,150 @@
+"""The ``claimcheck`` command line: a thin layer that parses arguments and calls the library.
+
+``main(argv)`` returns an exit code (:class:`~claimcheck.exitcodes.ExitCode`), so scripts can tell
+"all verified" from "contradicted" from "usage error", and tests can call it in-process.
+Errors a user can cause print one line each; ``--debug`` shows tracebacks instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from claimcheck._version import __version__
+from claimcheck.config import load_config
+from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.exitcodes import ExitCode
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _lint(ns: argparse.Namespace) -> int:
+    from claimcheck.lint import Level, lint_wiki
+    from claimcheck.wiki import card_files, load_cards, load_wiki
+
+    target = Path(ns.path) if ns.path else None
+    config = load_config(target)
+    if target is not None and not target.exists():
+        raise UsageError(f"{target}: no such file or folder")
+    if target is not None and target.is_file():
+        wiki = load_cards(config, card_files(target))
+    else:
+        wiki = load_wiki(config, target)
+    findings = lint_wiki(wiki)
+    if ns.format == "json":
+        print(json.dumps([
+            {"path": f.path, "line": f.line, "col": f.col, "level": f.level.value,
+             "rule": f.rule, "message": f.message} for f in findings
+        ], indent=2))
+    elif ns.format == "github":
+        for f in findings:
+            command = {"error": "error", "warning": "warning", "info": "notice"}[f.level.value]
+            print(f"::{command} file={f.path},line={f.line},col={f.col}::{f.message}")
+    else:
+        for f in findings:
+            print(f.as_text())
+        counts = {level: sum(f.level is level for f in findings) for level in Level}
+        print(f"{len(wiki.cards)} card(s): {counts[Level.ERROR]} error(s), "
+              f"{counts[Level.WARNING]} warning(s), {counts[Level.INFO]} info", file=sys.stderr)
+    has_errors = any(f.level is Level.ERROR for f in findings)
+    return ExitCode.CHECK_ERRORS if has_errors else ExitCode.OK
+
+
+def _new(ns: argparse.Namespace) -> int:
+    from claimcheck.scaffold import new_card
+
+    config = load_config(Path(ns.wiki) if ns.wiki else None)
+    authors = [a.strip() for a in ns.authors.split(",")] if ns.authors else None
+    path = new_card(config, ns.kind, ns.slug, ns.arxiv, ns.title, authors)
+    print(config.relative(path))
+    return ExitCode.OK
+
+
+def _schema(ns: argparse.Namespace) -> int:
+    from claimcheck.schema import card_json_schema_text
+
+    text = card_json_schema_text()
+    if ns.output:
+        Path(ns.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
+
+def _lazy(module: str, function: str) -> Handler:
+    def handler(ns: argparse.Namespace) -> int:
+        imported = __import__(module, fromlist=[function])
+        result: int = getattr(imported, function)(ns)
+        return result
+
+    return handler
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (subcommands lint, new, schema, verify, status, report)."""
+    parser = _Parser(prog="claimcheck", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    lint = commands.add_parser("lint", help="check cards before anything runs")
+    lint.add_argument("path", nargs="?", help="wiki folder or card file (default: the wiki)")
+    lint.add_argument("--format", choices=["text", "json", "github"], default="text")
+    lint.set_defaults(handler=_lint)
+
+    new = commands.add_parser("new", help="write a new card that passes lint")
+    new.add_argument("kind", choices=["concept", "paper"])
+    new.add_argument("slug", nargs="?", help="the card's slug (papers: default from title)")
+    new.add_argument("--arxiv", help="arXiv id of the paper (paper cards)")
+    new.add_argument("--title")
+    new.add_argument("--authors", help="comma-separated author names")
+    new.add_argument("--wiki", help="project folder (default: the current one)")
+    new.set_defaults(handler=_new)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of card front matter")
+    schema.add_argument("--output", "-o", help="write to this file instead of stdout")
+    schema.set_defaults(handler=_schema)
+
+    from claimcheck.site.report import configure_report_parser
+    from claimcheck.verify_cli import configure_status_parser, configure_verify_parser
+
+    verify = commands.add_parser("verify", help="run stale checks and print verdicts")
+    configure_verify_parser(verify)
+    verify.set_defaults(handler=_lazy("claimcheck.verify_cli", "run_verify"))
+    status = commands.add_parser("status", help="print stored verdicts; runs nothing")
+    configure_status_parser(status)
+    status.set_defaults(handler=_lazy("claimcheck.verify_cli", "run_status"))
+    report = commands.add_parser("report", help="one-file HTML or Markdown report")
+    configure_report_parser(report)
+    report.set_defaults(handler=_lazy("claimcheck.site.report", "run_report"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in arguments
+    try:
+        ns = build_parser().parse_args(arguments)
+        code: int = ns.handler(ns)
+        return int(code)
+    except ClaimcheckError as error:
+        if debug:
+            raise
+        print(error.one_line(), file=sys.stderr)
+        return ExitCode.USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
