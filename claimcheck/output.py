@@ -1,0 +1,194 @@
+"""Report rows and the four output formats of ``claimcheck verify`` / ``status``.
+
+One :class:`ClaimRow` per claim, whatever happened to it this run (ran, cached, stale, never run,
+unverified by design). Formats (:class:`OutputFormat`):
+
+* ``text``: a summary table (counts per verdict), then every contradicted or errored claim with
+  measured against expected and its card's ``path:line``;
+* ``json``: the list of rows, the contract documented in the README;
+* ``junit``: one test case per claim (contradicted = failure, errored = error, other unverified
+  = skipped), for CI dashboards;
+* ``github``: workflow commands, exactly ``::error file=PATH,line=N::message`` for contradicted
+  and errored claims and ``::warning file=PATH,line=N::message`` for other unverified ones.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from claimcheck.cards import Expect
+from claimcheck.verdict import Verdict, describe_expect, format_value
+
+
+class OutputFormat(str, Enum):
+    """How ``verify`` and ``status`` print their report on stdout."""
+
+    TEXT = "text"
+    JSON = "json"
+    JUNIT = "junit"
+    GITHUB = "github"
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One claim's line of the report. ``error`` is set when its check raised, hung or died."""
+
+    claim: str
+    card: str
+    line: int
+    statement: str
+    verdict: str
+    reason: str
+    measured: Any
+    expected: dict[str, Any] | None
+    fidelity: str | None
+    stale: bool
+    duration_s: float | None
+    tier: str | None
+    budget: str | None
+    device: str | None
+    details: str = ""
+    error: str | None = None
+    ran: bool = False
+
+    @property
+    def errored(self) -> bool:
+        """True when the check failed to produce a measurement (raised, timed out, died)."""
+        return self.error is not None and self.verdict == Verdict.UNVERIFIED.value
+
+    def where(self) -> str:
+        """``wiki/papers/x.md:23``."""
+        return f"{self.card}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract: every field, plus ``errored``."""
+        return {**asdict(self), "errored": self.errored}
+
+
+def expected_text(expected: dict[str, Any] | None) -> str:
+    """The expectation in words (``approx 161000 ± 0.5%``), or ``-``."""
+    if not expected:
+        return "-"
+    try:
+        return describe_expect(Expect.model_validate(expected))
+    except ValueError:
+        return json.dumps(expected)
+
+
+def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool = False) -> None:
+    """Write ``rows`` to ``out`` in ``style``."""
+    if style is OutputFormat.JSON:
+        json.dump([row.to_json() for row in rows], out, indent=2, default=str)
+        out.write("\n")
+    elif style is OutputFormat.JUNIT:
+        out.write(junit_xml(rows))
+    elif style is OutputFormat.GITHUB:
+        for line in github_lines(rows):
+            out.write(line + "\n")
+    else:
+        render_text(rows, Console(file=out, highlight=False, soft_wrap=False), debug)
+
+
+_STYLES = {"verified": "green", "contradicted": "red", "unverified": "yellow"}
+
+
+def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> None:
+    """The summary table, then the contradicted and errored claims, then a stale note."""
+    counts = Counter(row.verdict for row in rows)
+    summary = Table(title="claimcheck verdicts", title_justify="left")
+    summary.add_column("verdict")
+    summary.add_column("claims", justify="right")
+    summary.add_column("of which stale", justify="right")
+    for verdict in Verdict:
+        stale = sum(row.stale for row in rows if row.verdict == verdict.value)
+        summary.add_row(
+            f"[{_STYLES[verdict.value]}]{verdict.value}[/]", str(counts[verdict.value]),
+            str(stale) if stale else "",
+        )
+    errored = sum(row.errored for row in rows)
+    summary.add_row("errored (unverified)", str(errored), "", style="dim")
+    console.print(summary)
+    problems = [row for row in rows if row.verdict == "contradicted" or row.errored]
+    if problems:
+        table = Table(title="contradicted and errored claims", title_justify="left")
+        for column in ("claim", "verdict", "measured", "expected", "card", "reason"):
+            table.add_column(column, overflow="fold")
+        for row in problems:
+            verdict = "errored" if row.errored else row.verdict
+            table.add_row(
+                row.claim, f"[red]{verdict}[/]", format_value(row.measured),
+                expected_text(row.expected), row.where(), row.reason,
+            )
+        console.print(table)
+    stale_rows = [row for row in rows if row.stale]
+    if stale_rows:
+        console.print(
+            f"[yellow]{len(stale_rows)} stale result(s)[/]: shown from an earlier run whose "
+            "inputs have changed; run `claimcheck verify` to refresh them."
+        )
+    if debug:
+        for row in problems:
+            if row.error:
+                console.print(f"\n[bold]{row.claim}[/] ({row.where()})\n{row.error}", markup=True)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_lines(rows: list[ClaimRow]) -> list[str]:
+    """GitHub workflow commands for every claim that is not verified and fresh.
+
+    Contradicted and errored claims are errors; other unverified and stale ones are warnings.
+    """
+    lines = []
+    for row in rows:
+        if row.verdict == "verified" and not row.stale:
+            continue
+        command = "error" if row.verdict == "contradicted" or row.errored else "warning"
+        label = "errored" if row.errored else row.verdict
+        stale = " (stale)" if row.stale else ""
+        message = f"{row.claim}: {label}{stale}: {row.reason or row.statement}"
+        where = f"file={_escape_property(row.card)},line={row.line}"
+        lines.append(f"::{command} {where}::{_escape_data(message)}")
+    return lines
+
+
+def junit_xml(rows: list[ClaimRow]) -> str:
+    """A JUnit XML report: one ``testcase`` per claim."""
+    suite = ElementTree.Element("testsuite", name="claimcheck", tests=str(len(rows)))
+    tallies = Counter[str]()
+    for row in rows:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=row.claim.rsplit("/", 1)[0], name=row.claim,
+            file=row.card, line=str(row.line), time=f"{row.duration_s or 0:.3f}",
+        )
+        text = f"measured {format_value(row.measured)}, expected {expected_text(row.expected)}"
+        if row.errored:
+            tallies["errors"] += 1
+            node = ElementTree.SubElement(case, "error", message=row.reason)
+            node.text = row.error
+        elif row.verdict == "contradicted":
+            tallies["failures"] += 1
+            ElementTree.SubElement(case, "failure", message=row.reason).text = text
+        elif row.verdict == "unverified":
+            tallies["skipped"] += 1
+            ElementTree.SubElement(case, "skipped", message=row.reason)
+        if row.stale:
+            ElementTree.SubElement(case, "system-out").text = "stale: inputs changed since it ran"
+    for key in ("failures", "errors", "skipped"):
+        suite.set(key, str(tallies[key]))
+    body = ElementTree.tostring(suite, encoding="unicode")
+    return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
