@@ -1,0 +1,162 @@
+"""Pure rendering: claim views in, HTML fragments out, through Jinja2 templates with autoescape.
+
+Nothing here knows MkDocs. The plugin and ``claimcheck report`` both call :class:`Renderer`;
+links are handed in as functions (``claim_href``, ``source_href``, ``curve_href``) because only
+the caller knows where a page lives. Templates live in ``claimcheck/site/templates/`` and can be
+overridden one by one from a folder given as ``template_dir``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
+
+ClaimHref = Callable[[ClaimView], str]
+SourceHref = Callable[[SourceLink | None], str | None]
+CurveHref = Callable[[ClaimView], str | None]
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One line of the dashboard's per-paper table."""
+
+    arxiv: str
+    title: str
+    href: str | None
+    counts: Tally
+
+
+def stylesheet() -> str:
+    """The site's CSS (badges, hover cards, tables, dashboard)."""
+    return resources.files("claimcheck.site").joinpath("assets/claimcheck.css").read_text("utf-8")
+
+
+def papers_summary(
+    claims: Sequence[ClaimView], paper_hrefs: Mapping[str, str]
+) -> list[PaperRow]:
+    """Counts per paper, in the order papers first appear among ``claims``."""
+    grouped: dict[str, list[ClaimView]] = {}
+    for claim in claims:
+        grouped.setdefault(claim.arxiv, []).append(claim)
+    return [
+        PaperRow(arxiv, group[0].paper_title, paper_hrefs.get(arxiv), tally(group))
+        for arxiv, group in grouped.items()
+    ]
+
+
+def tiers_summary(claims: Iterable[ClaimView]) -> list[tuple[str, Tally]]:
+    """Counts per tier, cheapest tier first, claims without a tier last."""
+    order = {"static": 0, "unit": 1, "bench": 2, "train": 3}
+    grouped: dict[str, list[ClaimView]] = {}
+    for claim in claims:
+        grouped.setdefault(claim.tier, []).append(claim)
+    names = sorted(grouped, key=lambda name: (order.get(name, len(order)), name))
+    return [(name, tally(grouped[name])) for name in names]
+
+
+class Renderer:
+    """Renders the site's fragments from claim views."""
+
+    def __init__(self, template_dir: Path | None = None) -> None:
+        loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("claimcheck.site", "templates")]
+        if template_dir is not None:
+            loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
+        self.env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=False,
+        )
+
+    def _render(self, name: str, **context: Any) -> str:
+        return self.env.get_template(name).render(**context).strip()
+
+    def citation(self, cite: Any, card_id: str) -> str:
+        """An inline citation: link, verdict badge and hover card (one line, no block tags)."""
+        return self._render("citation.html", cite=cite, card_id=card_id)
+
+    def claims_table(
+        self, claims: Sequence[ClaimView], source_href: SourceHref, curve_href: CurveHref
+    ) -> str:
+        """A paper's claims table with one evidence ``<details>`` block per claim."""
+        return self._render(
+            "claims_table.html", claims=claims, source_href=source_href, curve_href=curve_href
+        )
+
+    def strip(self, counts: Tally, uncovered: int) -> str:
+        """A concept page's verdict counts among its citations."""
+        return self._render("strip.html", counts=counts, uncovered=uncovered)
+
+    def page_meta(self, status: str, updated_at: str | None, tags: Sequence[str]) -> str:
+        """The small header with a card's editorial status, date and tags."""
+        return self._render("page_meta.html", status=status, updated_at=updated_at, tags=tags)
+
+    def legend(self) -> str:
+        """What each verdict means and how fidelity and staleness affect it."""
+        return self._render("legend.html")
+
+    def dashboard(
+        self,
+        claims: Sequence[ClaimView],
+        paper_hrefs: Mapping[str, str],
+        claim_href: ClaimHref,
+        legend_href: str | None,
+    ) -> str:
+        """Every claim, counts per verdict, paper and tier, contradictions and stale results."""
+        return self._render(
+            "dashboard.html",
+            claims=claims,
+            totals=tally(claims),
+            papers=papers_summary(claims, paper_hrefs),
+            tiers=tiers_summary(claims),
+            contradicted=[claim for claim in claims if claim.verdict == "contradicted"],
+            stale=[claim for claim in claims if claim.stale],
+            claim_href=claim_href,
+            legend_href=legend_href,
+        )
+
+    def report(
+        self,
+        title: str,
+        wiki: str,
+        generated: str,
+        claims: Sequence[ClaimView],
+        source_href: SourceHref,
+    ) -> str:
+        """A self-contained HTML document: dashboard and every paper's claims table."""
+        by_paper = papers_summary(claims, {})
+        paper_ids = {row.arxiv: f"#paper-{index}" for index, row in enumerate(by_paper, 1)}
+        sections = [
+            {
+                "title": row.title,
+                "arxiv": row.arxiv,
+                "table": Markup(
+                    self.claims_table(
+                        [claim for claim in claims if claim.arxiv == row.arxiv],
+                        source_href,
+                        lambda claim: None,
+                    )
+                ),
+            }
+            for row in by_paper
+        ]
+        dashboard = self.dashboard(
+            claims, paper_ids, lambda claim: f"#{claim.anchor}", legend_href=None
+        )
+        return self._render(
+            "report.html",
+            title=title,
+            wiki=wiki,
+            generated=generated,
+            css=Markup(stylesheet()),
+            dashboard=Markup(dashboard),
+            papers=sections,
+        ) + "\n"

@@ -1,0 +1,88 @@
+"""Join the wiki with the results store: one :class:`ClaimView` per claim, findable by page.
+
+Used by the MkDocs plugin and by ``claimcheck report``. With no results folder at all, nothing
+is read from the store and every claim with a check is "unverified: never run".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from claimcheck.citations import Citation
+from claimcheck.config import ProjectConfig
+from claimcheck.loader import LoadedCard
+from claimcheck.site.views import ClaimView, build_view
+from claimcheck.wiki import Wiki, load_wiki
+
+CURVE_ARTIFACT = "curve_svg"
+
+
+@dataclass
+class SiteIndex:
+    """Claim views of a wiki, with the docs-relative source path of every card."""
+
+    wiki: Wiki
+    docs_dir: Path
+    views: dict[str, ClaimView] = field(default_factory=dict)
+
+    def card_src(self, card: LoadedCard) -> str | None:
+        """The card's path relative to the docs folder (as MkDocs names its files)."""
+        try:
+            return PurePosixPath(card.path.resolve().relative_to(self.docs_dir)).as_posix()
+        except ValueError:
+            return None
+
+    def cards_by_src(self) -> dict[str, LoadedCard]:
+        """Every loaded card by its docs-relative path."""
+        found: dict[str, LoadedCard] = {}
+        for card in self.wiki.cards:
+            src = self.card_src(card)
+            if src is not None:
+                found[src] = card
+        return found
+
+    def paper_src(self, arxiv: str) -> str | None:
+        """The docs-relative path of the paper card of ``arxiv``, if there is one."""
+        card = self.wiki.paper(arxiv)
+        return None if card is None else self.card_src(card)
+
+    def claims(self) -> list[ClaimView]:
+        """Every claim view, in wiki order."""
+        return list(self.views.values())
+
+    def claims_of(self, arxiv: str) -> list[ClaimView]:
+        """The claim views of one paper, in card order."""
+        return [view for view in self.views.values() if view.arxiv == arxiv]
+
+    def covered(self, citation: Citation) -> list[ClaimView]:
+        """The views of the claims that ``citation`` covers."""
+        return [
+            self.views[ref.global_id]
+            for ref in self.wiki.covering_claims(citation)
+            if ref.global_id in self.views
+        ]
+
+
+def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteIndex:
+    """Load the wiki under ``docs_dir`` and read every claim's stored result from ``results``."""
+    wiki = load_wiki(config, docs_dir)
+    index = SiteIndex(wiki, docs_dir.resolve())
+    if not results.is_dir():
+        for ref in wiki.claims():
+            index.views[ref.global_id] = build_view(ref, None, False, config)
+        return index
+    from claimcheck.status import collect_status
+    from claimcheck.store import ResultStore
+
+    store = ResultStore(results)
+    for status in collect_status(wiki, store):
+        curve = None
+        if status.result is not None:
+            curve = store.artifact_path(status.result, CURVE_ARTIFACT)
+            if curve is not None and not curve.is_file():
+                curve = None
+        index.views[status.ref.global_id] = build_view(
+            status.ref, status.result, status.stale, config, curve
+        )
+    return index

@@ -1,0 +1,323 @@
+"""Display records for the site and the report: one :class:`ClaimView` per claim.
+
+A view is plain text, already formatted for display but *not* escaped: escaping is the job of the
+Jinja2 templates (autoescape on), so every card string crosses exactly one escaping boundary.
+
+A stored result is read through :class:`StoredResult`, a structural type covering the fields of
+``claimcheck.store.Result`` that the site shows (see ``docs/architecture.md``, "Results store").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from claimcheck.config import ProjectConfig
+from claimcheck.errors import ClaimcheckError
+from claimcheck.wiki import ClaimRef
+
+VERDICTS = ("verified", "contradicted", "unverified")
+_SEVERITY = {"verified": 0, "unverified": 1, "contradicted": 2}
+NEVER_RUN = "never run"
+
+
+class StoredResult(Protocol):
+    """The fields of a stored result that the site reads."""
+
+    verdict: Any
+    reason: str
+    measured: Any
+    expected: Any
+    fidelity: Any
+    details: str
+    tier: Any
+    budget: Any
+    timestamp: Any
+    environment: Mapping[str, Any]
+    error: Any
+    device: Any
+
+
+@dataclass(frozen=True)
+class SourceLink:
+    """A place in the repository: ``path`` relative to the project root, 1-based ``line``."""
+
+    path: str
+    line: int
+
+    def label(self) -> str:
+        """``path:line`` as shown in tables."""
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """Everything the site shows about one claim."""
+
+    global_id: str
+    arxiv: str
+    claim_id: str
+    paper_title: str
+    card_path: str
+    locators: str
+    statement: str
+    check: str
+    check_source: SourceLink | None
+    expected: str
+    measured: str
+    verdict: str
+    reason: str
+    stale: bool
+    errored: bool
+    fidelity: str
+    tier: str
+    budget: str
+    run_date: str
+    details: str
+    environment: tuple[tuple[str, str], ...] = ()
+    curve_svg: Path | None = None
+
+    @property
+    def anchor(self) -> str:
+        """The HTML id of the claim's row on its paper page (a citation links here)."""
+        return f"claim-{self.claim_id}"
+
+    @property
+    def needs_attention(self) -> bool:
+        """Whether ``strict_verdicts`` should warn about this claim."""
+        return self.stale or self.errored
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts per verdict, plus how many of them are stale."""
+
+    verified: int = 0
+    contradicted: int = 0
+    unverified: int = 0
+    stale: int = 0
+
+    @property
+    def total(self) -> int:
+        """All claims counted."""
+        return self.verified + self.contradicted + self.unverified
+
+    def as_pairs(self) -> list[tuple[str, int]]:
+        """``[(verdict, count)]`` in legend order."""
+        return [(name, getattr(self, name)) for name in VERDICTS]
+
+
+@dataclass(frozen=True)
+class CitationView:
+    """One citation of a page and the claims it covers (possibly none)."""
+
+    text: str
+    key: str
+    claims: tuple[ClaimView, ...]
+    verdict: str
+    stale: bool
+    href: str
+    note: str = ""
+
+
+def worst_verdict(verdicts: Iterable[str]) -> str:
+    """Aggregate verdicts: contradicted beats unverified beats verified (empty: unverified)."""
+    chosen = list(verdicts)
+    if not chosen:
+        return "unverified"
+    return max(chosen, key=lambda verdict: _SEVERITY.get(verdict, 1))
+
+
+def tally(claims: Iterable[ClaimView]) -> Tally:
+    """Count claims by verdict."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    stale = 0
+    for claim in claims:
+        counts[claim.verdict if claim.verdict in counts else "unverified"] += 1
+        stale += claim.stale
+    return Tally(stale=stale, **counts)
+
+
+def format_value(value: Any) -> str:
+    """A measured or expected number as a reader wants it: grouped ints, 4 significant digits."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(item) for item in value) + "]"
+    return str(value)
+
+
+def format_expect(expect: Mapping[str, Any] | None) -> str:
+    """``{"approx": 161000, "rel_tol": 0.005}`` as ``≈ 161,000 (±0.5%)``."""
+    if not expect:
+        return "—"
+    if "approx" in expect:
+        if "rel_tol" in expect:
+            tolerance = f"±{format_value(float(expect['rel_tol']) * 100)}%"
+        else:
+            tolerance = f"±{format_value(expect.get('abs_tol'))}"
+        return f"≈ {format_value(expect['approx'])} ({tolerance})"
+    if "between" in expect:
+        low, high = expect["between"]
+        return f"between {format_value(low)} and {format_value(high)}"
+    symbols = {"equals": "=", "at_most": "≤", "at_least": "≥"}
+    for key, symbol in symbols.items():
+        if key in expect:
+            return f"{symbol} {format_value(expect[key])}"
+    return "holds" if expect.get("holds") else "—"
+
+
+def _text(value: Any, default: str = "—") -> str:
+    """An enum, string or missing value as display text."""
+    if value is None or value == "":
+        return default
+    return str(getattr(value, "value", value))
+
+
+def format_date(value: Any) -> str:
+    """A stored ISO timestamp as ``YYYY-MM-DD HH:MM UTC`` (unparseable text is shown as is)."""
+    if value is None or value == "":
+        return "—"
+    moment = value
+    if isinstance(value, str):
+        try:
+            moment = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if isinstance(moment, dt.datetime):
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.timezone.utc)
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return str(moment)
+
+
+def check_source(ref: ClaimRef, config: ProjectConfig) -> SourceLink | None:
+    """Where the claim's check is defined: the custom function's ``def`` line or the built-in's.
+
+    Custom checks are located statically (``claimcheck.references``); nothing is imported from
+    the project. Without a check (an ``unverified:`` claim) the link is the claim in its card.
+    """
+    check = ref.claim.check
+    if check is None:
+        return SourceLink(ref.card.display_path, ref.line)
+    try:
+        if ":" in check:
+            from claimcheck.references import resolve_reference
+
+            resolved = resolve_reference(check, config)
+            return _project_link(resolved.file, resolved.line, config)
+        from claimcheck.checks.api import get_builtin
+
+        function = inspect.unwrap(get_builtin(check).function)
+        file = inspect.getsourcefile(function)
+        if file is None:
+            return None
+        return _project_link(Path(file), inspect.getsourcelines(function)[1], config)
+    except (ClaimcheckError, ImportError, OSError, TypeError):
+        return None
+
+
+def _project_link(file: Path, line: int, config: ProjectConfig) -> SourceLink | None:
+    try:
+        relative = file.resolve().relative_to(config.root)
+    except ValueError:
+        return None
+    return SourceLink(relative.as_posix(), line)
+
+
+def claim_tier_text(ref: ClaimRef) -> str:
+    """The claim's tier as configured (own tier, else the built-in kind's default)."""
+    if ref.claim.tier is not None:
+        return ref.claim.tier.value
+    if ref.claim.check is None:
+        return "—"
+    try:
+        from claimcheck.checks.resolve import claim_tier
+
+        return claim_tier(ref.claim).value
+    except (ClaimcheckError, ImportError):
+        return "—"
+
+
+def build_view(
+    ref: ClaimRef,
+    result: StoredResult | None,
+    stale: bool,
+    config: ProjectConfig,
+    curve_svg: Path | None = None,
+) -> ClaimView:
+    """The display record of one claim and its stored result (``None``: never run)."""
+    claim = ref.claim
+    paper_title = getattr(ref.card.card, "title", ref.arxiv)
+    common: dict[str, Any] = {
+        "global_id": ref.global_id,
+        "arxiv": ref.arxiv,
+        "claim_id": claim.id,
+        "paper_title": paper_title,
+        "card_path": ref.card.display_path,
+        "locators": ", ".join(claim.locators),
+        "statement": claim.statement,
+        "check": claim.check or "no check",
+        "check_source": check_source(ref, config),
+        "expected": format_expect(claim.expect.as_mapping() if claim.expect else None),
+    }
+    if claim.unverified is not None:
+        return ClaimView(
+            **common, measured="—", verdict="unverified", reason=claim.unverified,
+            stale=False, errored=False, fidelity="—", tier="—", budget="—", run_date="—",
+            details="",
+        )
+    if result is None:
+        return ClaimView(
+            **common, measured="—", verdict="unverified", reason=NEVER_RUN, stale=False,
+            errored=False, fidelity="—", tier=claim_tier_text(ref), budget="—", run_date="—",
+            details="",
+        )
+    verdict = _text(result.verdict, "unverified")
+    environment = tuple(
+        (str(key), _text(value)) for key, value in sorted((result.environment or {}).items())
+    )
+    if result.device:
+        environment += (("device", _text(result.device)),)
+    return ClaimView(
+        **common,
+        measured=format_value(result.measured),
+        verdict=verdict if verdict in VERDICTS else "unverified",
+        reason=_text(result.error or result.reason, ""),
+        stale=stale,
+        errored=bool(result.error),
+        fidelity=_text(result.fidelity),
+        tier=_text(result.tier),
+        budget=_text(result.budget),
+        run_date=format_date(result.timestamp),
+        details=result.details or "",
+        environment=environment,
+        curve_svg=curve_svg,
+    )
+
+
+NO_CLAIM = "no claim registered at this locator"
+
+
+def citation_view(text: str, key: str, claims: Sequence[ClaimView], href: str) -> CitationView:
+    """Aggregate the claims a citation covers: the worst verdict wins, any stale one marks it."""
+    if not claims:
+        return CitationView(text, key, (), "unverified", False, href, NO_CLAIM)
+    return CitationView(
+        text,
+        key,
+        tuple(claims),
+        worst_verdict(claim.verdict for claim in claims),
+        any(claim.stale for claim in claims),
+        href,
+    )
