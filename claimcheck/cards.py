@@ -156,7 +156,7 @@ class Claim(_Strict):
     expect: Expect | None = None
     unverified: Annotated[StrictStr, Field(min_length=1)] | None = None
     accept_proxy: StrictBool = False
-    tier: Tier | None = None
+    tier: Annotated[Tier, Field(strict=False)] | None = None
     resources: Resources | None = None
 
     @model_validator(mode="after")
@@ -195,7 +195,7 @@ class _CardBase(_Strict):
     title: Annotated[StrictStr, Field(min_length=1)]
     summary: StrictStr | None = None
     tags: list[Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]] = Field(default_factory=list)
-    status: Status = Status.DRAFT
+    status: Annotated[Status, Field(strict=False)] = Status.DRAFT
     updated_at: dt.date
 
     @field_validator("updated_at", mode="before")
