@@ -1,0 +1,131 @@
+"""The built-in ``train`` check kind: run the project's trainer and report its metric.
+
+The check knows nothing about models or datasets. It calls the trainer configured as
+``[tool.claimcheck] trainer`` (a claim may name another one with ``args.trainer:
+"module:function"``) with the claim's remaining args and the context, and expects the plain dict
+described in docs/architecture.md, "Trainer contract". It then
+
+* reports ``measured`` = the mean of ``per_seed`` (``details`` carry the std and every seed);
+* takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
+  protocol);
+* writes ``curve.json`` (the full result) and ``curve.svg`` (loss and metric per epoch, one line
+  per seed) into ``ctx.scratch`` and names them as artifacts.
+
+Budgets are the trainer's business: ``smoke`` is meant to take about 30 s of CPU per check,
+``short`` about 5 minutes, ``full`` the paper's protocol on a GPU. A missing dataset surfaces as
+``DataUnavailable`` from the trainer. ``KeyboardInterrupt`` propagates untouched, so an
+interrupted run leaves no artifact and no result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from claimcheck.checks.api import CheckContext, Evidence, Fidelity, register_check
+
+REQUIRED_KEYS = ("metric", "per_seed", "seeds", "curves", "device", "data", "fidelity", "details")
+
+
+class TrainerResultError(ValueError):
+    """The trainer returned something that breaks the trainer contract."""
+
+
+def validate_result(result: Any) -> dict[str, Any]:
+    """Check the trainer's dict against the contract and return it."""
+    if not isinstance(result, Mapping):
+        raise TrainerResultError(f"the trainer returned {type(result).__name__}, not a dict")
+    missing = [key for key in REQUIRED_KEYS if key not in result]
+    if missing:
+        raise TrainerResultError(f"the trainer's result lacks {missing}")
+    per_seed = result["per_seed"]
+    if not isinstance(per_seed, Sequence) or not per_seed or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        for v in per_seed
+    ):
+        raise TrainerResultError(
+            f"per_seed must be a non-empty list of finite numbers: {per_seed!r}")
+    if len(result["seeds"]) != len(per_seed):
+        raise TrainerResultError("seeds and per_seed differ in length")
+    if result["fidelity"] not in ("exact", "proxy"):
+        raise TrainerResultError(f"fidelity must be 'exact' or 'proxy', got {result['fidelity']!r}")
+    data = result["data"]
+    if not isinstance(data, Mapping) or not {"name", "split", "size", "origin"} <= set(data):
+        raise TrainerResultError("data must name the dataset: name, split, size and origin")
+    return dict(result)
+
+
+def summary_line(result: Mapping[str, Any]) -> str:
+    """Mean, std and every seed, then data, schedule and device, in one line."""
+    values = [float(v) for v in result["per_seed"]]
+    spread = statistics.stdev(values) if len(values) > 1 else 0.0
+    seeds = ", ".join(f"seed {s}: {v:.4g}" for s, v in zip(result["seeds"], values, strict=True))
+    data = result["data"]
+    schedule = result.get("schedule") or {}
+    schedule_text = schedule.get("name", "?") if isinstance(schedule, Mapping) else str(schedule)
+    return (f"{result['metric']} mean {statistics.fmean(values):.4g} ± {spread:.2g} (std over "
+            f"{len(values)} seed(s); {seeds}); data {data['name']} [{data['split']}; "
+            f"{data['size']} images; {data['origin']}]; schedule {schedule_text}; device "
+            f"{result['device']}")
+
+
+def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
+    """Two panels, training loss and held-out metric per epoch, one line per seed."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    metric_name = str(result.get("curve_metric", result["metric"]))
+    figure = Figure(figsize=(8, 3.2))
+    loss_axes, metric_axes = figure.subplots(1, 2)
+    for curve in result["curves"]:
+        rows = curve.get("epochs", [])
+        epochs = [row["epoch"] for row in rows]
+        loss_axes.plot(epochs, [row["loss"] for row in rows], marker="o",
+                       label=f"seed {curve.get('seed')}")
+        metric_axes.plot(epochs, [row["metric"] for row in rows], marker="o",
+                         label=f"seed {curve.get('seed')}")
+    loss_axes.set(xlabel="epoch", ylabel="training loss", title="loss")
+    metric_axes.set(xlabel="epoch", ylabel=f"held-out {metric_name} (%)",
+                    title=f"{result['data']['name']}, {result['device']}")
+    for axes in (loss_axes, metric_axes):
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize="small")
+    figure.tight_layout()
+    with matplotlib.rc_context({"svg.hashsalt": "claimcheck", "svg.fonttype": "none"}):
+        figure.savefig(path, format="svg", metadata={"Date": None})
+
+
+@register_check("train", tier="train")
+def train_check(ctx: CheckContext) -> Evidence:
+    """Run the configured trainer on the claim's args; see the module docstring."""
+    from claimcheck.checks.resolve import load_callable
+
+    args = dict(ctx.args)
+    trainer_name = str(args.pop("trainer", None) or ctx.config.trainer)
+    trainer = load_callable(trainer_name, ctx.config)
+    started = time.perf_counter()
+    result = validate_result(trainer(args, ctx))
+    elapsed = time.perf_counter() - started
+
+    ctx.scratch.mkdir(parents=True, exist_ok=True)
+    (ctx.scratch / "curve.json").write_text(
+        json.dumps(result, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    write_curve_svg(result, ctx.scratch / "curve.svg")
+
+    values = [float(v) for v in result["per_seed"]]
+    timings = {"train_check_s": elapsed}
+    if isinstance(result.get("images_per_second"), int | float):
+        timings["images_per_second"] = float(result["images_per_second"])
+    return Evidence(
+        measured=round(statistics.fmean(values), 6),
+        details=f"{summary_line(result)}. {result['details']}",
+        fidelity=Fidelity(result["fidelity"]),
+        artifacts={"curve_json": "curve.json", "curve_svg": "curve.svg"},
+        timings=timings,
+        data=dict(result["data"]),
+    )

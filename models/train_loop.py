@@ -1,0 +1,234 @@
+"""One seed of one training run: batches, augmentation, losses, the epoch loop, evaluation.
+
+Losses: capsule models (``score_kind == "lengths"``) use the margin loss of arxiv:1710.09829
+eq. 4 (``models.capsules.margin_loss``) plus, when the model has a decoder and the schedule a
+reconstruction weight, the decoder loss of §4.1 with the decoder fed the true label's capsule
+(one reconstruction per digit on MultiMNIST, §6.2). Logit models use cross-entropy (sigmoid
+cross-entropy on MultiMNIST, as the paper's baseline). Accuracy on MultiMNIST counts an image as
+right when its two longest capsules are exactly its two labels (§6.2).
+
+Determinism: the model is built under ``torch.manual_seed(seed)`` in a forked RNG, and shuffling
+and augmentation draw from ``numpy.random.default_rng([seed, epoch])``; on CPU two runs with the
+same seed give identical losses and metrics. ``KeyboardInterrupt`` is never caught.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.capsules import label_mask, margin_loss
+from models.train_schedules import Schedule
+
+Progress = Callable[[str, "float | None"], None]
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """uint8 images (N, C, H, W); labels (N,) or (N, 2); optional per-digit targets."""
+
+    images: np.ndarray
+    labels: np.ndarray
+    components: np.ndarray | None = None
+
+    @property
+    def multi(self) -> bool:
+        return self.labels.ndim == 2
+
+
+@dataclass
+class SeedRun:
+    seed: int
+    epochs: list[dict[str, Any]] = field(default_factory=list)
+    accuracy: float = float("nan")
+    images_trained: int = 0
+    train_seconds: float = 0.0
+    stopped: str = ""
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    epochs: int
+    device: str
+    amp: bool
+    time_limit_s: float | None
+    time_budget_s: float | None
+    eval_batch: int = 256
+
+
+def shift_augment(images: np.ndarray, reach: int, rng: np.random.Generator) -> np.ndarray:
+    """Random integer shifts of up to ``reach`` px per axis with zero padding (1710.09829 §5)."""
+    count, channels, height, width = images.shape
+    padded = np.pad(images, ((0, 0), (0, 0), (reach, reach), (reach, reach)))
+    dy, dx = rng.integers(0, 2 * reach + 1, size=(2, count))
+    rows = dy[:, None] + np.arange(height)
+    cols = dx[:, None] + np.arange(width)
+    return padded[np.arange(count)[:, None, None, None], np.arange(channels)[None, :, None, None],
+                  rows[:, None, :, None], cols[:, None, None, :]]
+
+
+def crop_flip_augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random crop after 4-px zero padding plus a horizontal flip with probability ½."""
+    shifted = shift_augment(images, 4, rng)
+    flip = rng.random(len(images)) < 0.5
+    shifted[flip] = shifted[flip, :, :, ::-1]
+    return shifted
+
+
+def augment(batch: Arrays, schedule: Schedule, rng: np.random.Generator) -> Arrays:
+    if batch.multi or schedule.augment == "none":  # MultiMNIST pairs are shifted when generated
+        return batch
+    if schedule.augment == "shift2":
+        return Arrays(shift_augment(batch.images, 2, rng), batch.labels)
+    return Arrays(crop_flip_augment(batch.images, rng), batch.labels)
+
+
+class Batches:
+    """Turns uint8 arrays into float tensors on the device, with optional normalisation."""
+
+    def __init__(self, device: str, mean: np.ndarray | None, std: np.ndarray | None) -> None:
+        self.device = device
+        self.mean = None if mean is None else torch.tensor(mean, dtype=torch.float32,
+                                                           device=device).view(1, -1, 1, 1)
+        self.std = None if std is None else torch.tensor(std, dtype=torch.float32,
+                                                         device=device).view(1, -1, 1, 1)
+
+    def images(self, array: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        """(model input, pixel values in [0, 1] for reconstruction targets)."""
+        pixels = torch.from_numpy(np.ascontiguousarray(array)).to(self.device).float() / 255.0
+        if self.mean is None or self.std is None:
+            return pixels, pixels
+        return (pixels - self.mean) / self.std, pixels
+
+    def tensor(self, array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(array)).to(self.device)
+
+
+def multi_hot(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
+    if labels.dim() == 1:
+        return F.one_hot(labels, num_classes).float()
+    return F.one_hot(labels, num_classes).amax(dim=1).float()
+
+
+def training_loss(model: torch.nn.Module, output: Any, labels: torch.Tensor,
+                  pixels: torch.Tensor, components: torch.Tensor | None,
+                  schedule: Schedule) -> torch.Tensor:
+    """Classification loss plus the weighted reconstruction loss (see the module docstring)."""
+    scores = output.scores.float()
+    num_classes = scores.shape[1]
+    if model.score_kind == "logits":
+        if labels.dim() == 2:
+            return F.binary_cross_entropy_with_logits(scores, multi_hot(labels, num_classes))
+        return F.cross_entropy(scores, labels)
+    targets = multi_hot(labels, num_classes) if labels.dim() == 2 else labels
+    loss = margin_loss(scores, targets, reduction=schedule.margin_reduction)
+    if schedule.recon_weight <= 0 or getattr(model, "decoder", None) is None:
+        return loss
+    columns = labels.unsqueeze(1) if labels.dim() == 1 else labels
+    for column in range(columns.shape[1]):
+        target = pixels if components is None else components[:, column]
+        image = model.reconstruct(output.poses, label_mask(columns[:, column], num_classes))
+        squared = (image.float() - target).pow(2).flatten(1)
+        per_image = squared.sum(1) if schedule.recon_reduction == "sse" else squared.mean(1)
+        loss = loss + schedule.recon_weight * per_image.mean()
+    return loss
+
+
+def correct_count(scores: torch.Tensor, labels: torch.Tensor) -> int:
+    if labels.dim() == 1:
+        return int((scores.argmax(dim=1) == labels).sum())
+    top2 = scores.topk(2, dim=1).indices.sort(dim=1).values
+    return int((top2 == labels.sort(dim=1).values).all(dim=1).sum())
+
+
+def evaluate(model: torch.nn.Module, data: Arrays, batches: Batches,
+             settings: LoopSettings) -> float:
+    """Accuracy in percent on ``data``."""
+    model.eval()
+    correct = 0
+    with torch.no_grad(), _autocast(settings):
+        for start in range(0, len(data.labels), settings.eval_batch):
+            stop = start + settings.eval_batch
+            inputs, _ = batches.images(data.images[start:stop])
+            scores = model(inputs).scores.float()
+            correct += correct_count(scores, batches.tensor(data.labels[start:stop]))
+    return 100.0 * correct / len(data.labels)
+
+
+def _autocast(settings: LoopSettings) -> Any:
+    if settings.amp and settings.device.startswith("cuda"):
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return torch.autocast("cpu", enabled=False)
+
+
+def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], Arrays],
+             held_out: Arrays, schedule: Schedule, batches: Batches, settings: LoopSettings,
+             seed: int, progress: Progress, label: str) -> SeedRun:
+    """Train a fresh model for ``settings.epochs`` epochs and evaluate after each one."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = build().to(settings.device)
+        optimizer = schedule.make_optimizer(model.parameters())
+        run = SeedRun(seed)
+        started = time.perf_counter()
+        step = 0
+        for epoch in range(settings.epochs):
+            rng = np.random.default_rng([seed, epoch])
+            data = train_epoch(epoch)
+            for group in optimizer.param_groups:
+                group["lr"] = schedule.lr_at(epoch, step)
+            model.train()
+            order = rng.permutation(len(data.labels))
+            epoch_start, loss_sum, seen = time.perf_counter(), 0.0, 0
+            for start in range(0, len(order), schedule.batch_size):
+                index = np.sort(order[start: start + schedule.batch_size])
+                batch = augment(Arrays(data.images[index], data.labels[index],
+                                       None if data.components is None
+                                       else data.components[index]), schedule, rng)
+                inputs, pixels = batches.images(batch.images)
+                labels = batches.tensor(batch.labels)
+                parts = None if batch.components is None else batches.images(batch.components)[1]
+                with _autocast(settings):
+                    output = model(inputs)
+                loss = training_loss(model, output, labels, pixels, parts, schedule)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                step += 1
+                if schedule.decay == "per_step":
+                    for group in optimizer.param_groups:
+                        group["lr"] = schedule.lr_at(epoch, step)
+                loss_sum += float(loss.detach()) * len(index)
+                seen += len(index)
+                if (settings.time_budget_s is not None and run.train_seconds
+                        + time.perf_counter() - epoch_start >= settings.time_budget_s):
+                    run.stopped = (f"wall-clock training budget of "
+                                   f"{settings.time_budget_s:g} s spent")
+                    break
+            run.train_seconds += time.perf_counter() - epoch_start
+            run.images_trained += seen
+            accuracy = evaluate(model, held_out, batches, settings)
+            run.epochs.append({
+                "epoch": epoch + 1, "loss": loss_sum / max(seen, 1), "accuracy": accuracy,
+                "seconds": run.train_seconds, "lr": optimizer.param_groups[0]["lr"],
+                "images": run.images_trained,
+            })
+            run.accuracy = accuracy
+            progress(f"{label} epoch {epoch + 1}/{settings.epochs}: loss "
+                     f"{loss_sum / max(seen, 1):.4f}, held-out accuracy {accuracy:.2f}%",
+                     (epoch + 1) / settings.epochs)
+            if run.stopped:
+                break
+            elapsed = time.perf_counter() - started
+            if (settings.time_limit_s is not None and elapsed > settings.time_limit_s
+                    and epoch + 1 < settings.epochs):
+                run.stopped = (f"stopped after epoch {epoch + 1} of {settings.epochs}: the "
+                               f"budget's time limit of {settings.time_limit_s:g} s was exceeded")
+                break
+    return run
