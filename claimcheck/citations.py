@@ -52,6 +52,10 @@ _OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
 _VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
 _DOI = re.compile(r"10\.\d+/[^\s\]]+")
 _CODE_HINT = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
+# Block-level constructs whose code-ness only a real Markdown parse can settle: fences, indented
+# lines (code blocks, or list continuations), block quotes, HTML blocks and tables.
+_BLOCK_HINT = re.compile(r"^(?: {0,3}(?:```|~~~|>|<)| {4}|\t|.*\|)", re.MULTILINE)
+_HEADING_OR_ITEM = re.compile(r"^ {0,3}(?:#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s)")
 _BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
 
 
@@ -294,6 +298,8 @@ def _code_regions(
     if tokens is None:
         if _CODE_HINT.search(markdown) is None:
             return []
+        if _BLOCK_HINT.search(markdown) is None:
+            return _inline_code_regions(markdown, line_starts)
         tokens = _BLOCK_PARSER.parse(markdown)
 
     def offset(line: int) -> int:
@@ -311,6 +317,31 @@ def _code_regions(
             seen.add((first, last))
             regions.extend(_code_spans(markdown, offset(first), offset(last)))
     regions.sort()
+    return regions
+
+
+def _inline_code_regions(markdown: str, line_starts: list[int]) -> list[tuple[int, int]]:
+    """Code spans of a body without block-level code: the fast path that skips markdown-it.
+
+    Inline content is split where CommonMark would split it (blank lines, headings and list
+    items each start a new inline block), then scanned like any inline token.
+    """
+    regions: list[tuple[int, int]] = []
+    block_start: int | None = None
+    for index, start in enumerate(line_starts):
+        end = line_starts[index + 1] if index + 1 < len(line_starts) else len(markdown)
+        line = markdown[start:end]
+        blank = not line.strip()
+        if block_start is not None and (blank or _HEADING_OR_ITEM.match(line)):
+            regions.extend(_code_spans(markdown, block_start, start))
+            block_start = None
+        if not blank and block_start is None:
+            block_start = start
+        if block_start is not None and line.lstrip().startswith("#"):
+            regions.extend(_code_spans(markdown, block_start, end))
+            block_start = None
+    if block_start is not None:
+        regions.extend(_code_spans(markdown, block_start, len(markdown)))
     return regions
 
 

@@ -8,9 +8,10 @@ the way pytest finds ``conftest.py``; it is never installed.
 from __future__ import annotations
 
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from claimcheck.errors import ConfigError
 

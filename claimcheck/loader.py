@@ -176,10 +176,10 @@ def _data_path(data: Any, detail: ErrorDetails) -> tuple[str | int, ...]:
     current = data
     for position, item in enumerate(loc):
         last = position == len(loc) - 1
-        if isinstance(current, dict) and item in current:
-            out.append(item)
-            current = current[item]
-        elif isinstance(current, list) and isinstance(item, int) and 0 <= item < len(current):
+        present = (isinstance(current, dict) and item in current) or (
+            isinstance(current, list) and isinstance(item, int) and 0 <= item < len(current)
+        )
+        if present:
             out.append(item)
             current = current[item]
         elif last and detail["type"] in ("missing", "extra_forbidden"):

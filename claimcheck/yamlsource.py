@@ -63,17 +63,7 @@ class Positions:
         return self.keys.get(path) or self.value(path)
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    def compose_node(self, parent: Node | None, index: Any) -> Node:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise YamlProblem(
-                "YAML aliases (*name) are not allowed in cards",
-                event.start_mark.line + 1,
-                event.start_mark.column + 1,
-            )
-        node: Node = super().compose_node(parent, index)  # type: ignore[no-untyped-call]
-        return node
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
@@ -86,32 +76,61 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
     excessive nesting.
     """
     shift = first_line - 1
-    loader = _NoAliasLoader(text)
+    loader = _Loader(text)
     try:
+        _check_events(loader, shift)
+        loader.dispose()
+        loader = _Loader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1 + shift, mark.column + 1) if mark else (first_line, 1)
+        problem_mark = exc.problem_mark or exc.context_mark
+        line, col = _at(problem_mark, shift) if problem_mark else (first_line, 1)
         message = exc.problem or str(exc)
-        if exc.context and exc.context_mark and exc.context_mark is not mark:
+        if exc.context and exc.context_mark and exc.context_mark is not problem_mark:
             message += f" ({exc.context} started at line {exc.context_mark.line + 1 + shift})"
         raise YamlProblem(f"YAML syntax error: {message}", line, col) from None
-    except YamlProblem as problem:
-        problem.line += shift
-        raise
     except yaml.YAMLError as exc:
         raise YamlProblem(f"YAML error: {exc}", first_line, 1) from None
     finally:
-        loader.dispose()  # type: ignore[no-untyped-call]
+        loader.dispose()
     positions = Positions()
     if node is None:
         return None, positions
 
-    def mark(item: Node) -> tuple[int, int]:
-        return (item.start_mark.line + 1 + shift, item.start_mark.column + 1)
+    def node_position(item: Node) -> tuple[int, int]:
+        return _at(item.start_mark, shift)
 
-    value = _Builder(positions, loader, mark).build(node, (), 0)
+    value = _Builder(positions, loader, node_position).build(node, ())
     return value, positions
+
+
+def _at(mark: Any, shift: int) -> tuple[int, int]:
+    """File (line, col), 1-based, of a 0-based YAML mark."""
+    return (mark.line + 1 + shift, mark.column + 1)
+
+
+def _check_events(loader: yaml.SafeLoader, shift: int) -> None:
+    """Refuse aliases and deep nesting from the event stream, before anything is composed.
+
+    The event parser keeps its own stack, so even a million nested brackets cannot overflow the
+    C stack here, while the (recursive) composer could.
+    """
+    depth = 0
+    while loader.check_event():
+        event = loader.get_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            raise YamlProblem(
+                "YAML aliases (*name) are not allowed in cards", *_at(event.start_mark, shift)
+            )
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlProblem(
+                    f"front matter is nested deeper than {MAX_DEPTH} levels",
+                    *_at(event.start_mark, shift),
+                )
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 class _Builder:
@@ -122,11 +141,7 @@ class _Builder:
         self.loader = loader
         self.mark = mark
 
-    def build(self, node: Node, path: Path, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise YamlProblem(
-                f"front matter is nested deeper than {MAX_DEPTH} levels", *self.mark(node)
-            )
+    def build(self, node: Node, path: Path) -> Any:
         self.positions.values[path] = self.mark(node)
         if node.tag not in _CORE_TAGS:
             shown = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -135,28 +150,28 @@ class _Builder:
                 *self.mark(node),
             )
         if isinstance(node, MappingNode):
-            return self._mapping(node, path, depth)
+            return self._mapping(node, path)
         if isinstance(node, SequenceNode):
             return [
-                self.build(item, path + (index,), depth + 1)
+                self.build(item, (*path, index))
                 for index, item in enumerate(node.value)
             ]
         if isinstance(node, ScalarNode):
             return self._scalar(node)
         raise YamlProblem("unsupported YAML node", *self.mark(node))
 
-    def _mapping(self, node: MappingNode, path: Path, depth: int) -> dict[Any, Any]:
+    def _mapping(self, node: MappingNode, path: Path) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
                 raise YamlProblem("a mapping key must be a plain value", *self.mark(key_node))
-            key = self.build(key_node, path + ("<key>",), depth + 1)
+            key = self.build(key_node, (*path, "<key>"))
             if key in result:
                 raise YamlProblem(f"duplicate key {key!r}", *self.mark(key_node))
-            child = path + (key,)
+            child = (*path, key)
             self.positions.keys[child] = self.mark(key_node)
-            result[key] = self.build(value_node, child, depth + 1)
-        self.positions.values.pop(path + ("<key>",), None)
+            result[key] = self.build(value_node, child)
+        self.positions.values.pop((*path, "<key>"), None)
         return result
 
     def _scalar(self, node: ScalarNode) -> Any:
