@@ -1,0 +1,180 @@
+"""Property checks of dynamic routing (arxiv:1710.09829 eq. 2, eq. 3, Procedure 1 = alg. 1).
+
+The reference below is written from the paper's equations, independently of
+``models.dynamic_routing``: b_ij = 0; r times: c_i = softmax(b_i) over the parents (eq. 3),
+s_j = Σ_i c_ij û_{j|i} (eq. 2), v_j = squash(s_j) (eq. 1), b_ij += û_{j|i}·v_j. Predictions are
+laid out (B, parent j, child i, e) and couplings are returned as (B, child i, parent j).
+
+Outputs are compared with a tolerance of 1e-6: the implementation's squash puts an epsilon of
+1e-8 under the square root, which moves outputs by ~1e-9; a wrong axis moves them by ~0.1-1.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+from claimcheck.checks.api import CheckContext, Evidence
+from models.checks.common import (
+    Finding,
+    at_least,
+    at_most,
+    generator,
+    max_abs,
+    property_evidence,
+    randn,
+)
+
+Axis = Literal["parents", "children"]
+# (u_hat (B, j, i, e), iterations) -> (poses (B, j, e), coupling (B, i, j))
+Router = Callable[[Tensor, int], tuple[Tensor, Tensor]]
+
+CHILDREN, PARENTS, CHILD_DIM, PARENT_DIM, BATCH = 32, 10, 8, 16, 3
+OUTPUT_TOL = 1e-6
+
+
+def reference_squash(s: Tensor) -> Tensor:
+    """Eq. 1 written directly (inputs here are never zero)."""
+    norm_sq = (s * s).sum(-1, keepdim=True)
+    return norm_sq / (1.0 + norm_sq) * s / norm_sq.sqrt()
+
+
+def reference_routing(
+    u_hat: Tensor, iterations: int, axis: Axis = "parents"
+) -> tuple[Tensor, Tensor]:
+    """Procedure 1 from the paper; ``axis="children"`` is the wrong softmax some ports use."""
+    logits = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype)
+    softmax_dim = 1 if axis == "parents" else 2
+    for _ in range(iterations):
+        coupling = torch.softmax(logits, dim=softmax_dim)
+        v = reference_squash((coupling.unsqueeze(-1) * u_hat).sum(dim=2))
+        logits = logits + (u_hat * v.unsqueeze(2)).sum(-1)
+    return v, coupling.transpose(1, 2)
+
+
+def model_router(u_hat: Tensor, iterations: int) -> tuple[Tensor, Tensor]:
+    """The project's implementation, ``models.dynamic_routing.dynamic_routing``."""
+    from models.dynamic_routing import dynamic_routing
+
+    poses, coupling = dynamic_routing(u_hat, iterations)
+    return poses, coupling
+
+
+def sample_predictions(seed: int) -> Tensor:
+    """Predictions large enough that three iterations make the coupling clearly non-uniform."""
+    return randn((BATCH, PARENTS, CHILDREN, PARENT_DIM), generator(seed), scale=0.5)
+
+
+def measure_coupling_axis(route: Router, u_hat: Tensor, iterations: int) -> list[Finding]:
+    """Eq. 3: coupling normalised over parents, output equal to the parent-softmax reference."""
+    poses, coupling = route(u_hat, iterations)
+    right, _ = reference_routing(u_hat, iterations, "parents")
+    wrong, _ = reference_routing(u_hat, iterations, "children")
+    per_child = float((coupling.sum(dim=2) - 1).abs().max())
+    per_parent = float((coupling.sum(dim=1) - 1).abs().max())
+    return [
+        at_most("max |sum over parents of c_ij - 1| per child", per_child, 1e-9),
+        at_least("max |sum over children of c_ij - 1| per parent", per_parent, 1e-3),
+        at_most("max |v - reference (softmax over parents)|", max_abs(poses, right), OUTPUT_TOL),
+        at_least("max |v - variant with softmax over children|", max_abs(poses, wrong), 1e-6),
+    ]
+
+
+def coupling_over_parents(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 eq. 3; args: ``iterations`` (default 3)."""
+    iterations = int(ctx.args.get("iterations", 3))
+    findings = measure_coupling_axis(model_router, sample_predictions(ctx.seed), iterations)
+    return property_evidence(
+        f"dynamic_routing with r={iterations} on random predictions "
+        f"({CHILDREN} children, {PARENTS} parents, float64)",
+        findings,
+    )
+
+
+def measure_uniform_one_iteration(route: Router, u_hat: Tensor) -> list[Finding]:
+    """r = 1: every c_ij is 1/n_parents and v_j = squash(Σ_i û_{j|i} / n_parents)."""
+    poses, coupling = route(u_hat, 1)
+    parents = u_hat.shape[1]
+    expected = reference_squash(u_hat.sum(dim=2) / parents)
+    return [
+        at_most(f"max |c_ij - 1/{parents}|", float((coupling - 1 / parents).abs().max()), 1e-12),
+        at_most("max |v - squash(sum_i u_hat / n_parents)|", max_abs(poses, expected), OUTPUT_TOL),
+    ]
+
+
+def uniform_coupling_one_iteration(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 alg. 1 (Procedure 1) with r = 1, the r = 1 rows of tab. 1."""
+    findings = measure_uniform_one_iteration(model_router, sample_predictions(ctx.seed))
+    return property_evidence("dynamic_routing with r=1 on random predictions", findings)
+
+
+def measure_prediction_sum(
+    forward: Callable[[Tensor], Tensor], weight: Tensor, parameter_count: int, u: Tensor
+) -> list[Finding]:
+    """Eq. 2 at r = 1: s_j = Σ_i c_ij W_ij u_i with c = 1/n_parents, and no other parameters.
+
+    ``weight`` is (n_out, n_in, d_out, d_in); the reference multiplies each W_ij by u_i.
+    """
+    predictions = (weight.unsqueeze(0) @ u[:, None, :, :, None]).squeeze(-1)  # (B, j, i, e)
+    expected = reference_squash(predictions.sum(dim=2) / weight.shape[0])
+    return [
+        at_most(
+            "max |layer(u) - squash(sum_i W_ij u_i / n_parents)|",
+            max_abs(forward(u), expected),
+            OUTPUT_TOL,
+        ),
+        Finding(
+            "parameters are the W_ij only (no bias)",
+            parameter_count == weight.numel(),
+            f"{parameter_count} parameters, W has {weight.numel()}",
+        ),
+    ]
+
+
+def prediction_weighted_sum(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 eq. 2, measured on a ``DynamicRouting`` layer with r = 1."""
+    from models.dynamic_routing import DynamicRouting
+
+    torch.manual_seed(ctx.seed)
+    layer = DynamicRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, iterations=1).double()
+    u = randn((BATCH, CHILDREN, CHILD_DIM), generator(ctx.seed))
+    count = sum(p.numel() for p in layer.parameters())
+    with torch.no_grad():
+        findings = measure_prediction_sum(layer, layer.weight, count, u)
+    return property_evidence("DynamicRouting(32×8 -> 10×16, r=1, default options)", findings)
+
+
+def agreeing_predictions(seed: int) -> Tensor:
+    """Children agree on parent 0 (identical predictions); other predictions are random.
+
+    All predictions have norm 1, so only their agreement, not their size, favours parent 0.
+    """
+    gen = generator(seed)
+    u_hat = randn((1, PARENTS, CHILDREN, PARENT_DIM), gen)
+    u_hat[:, 0] = randn((PARENT_DIM,), gen)
+    return u_hat / u_hat.norm(dim=-1, keepdim=True)
+
+
+def measure_agreement(route: Router, u_hat: Tensor, iterations: Sequence[int]) -> list[Finding]:
+    """The mean coupling of the children to the agreed-on parent 0 after each iteration count."""
+    to_agreed = [float(route(u_hat, r)[1][..., 0].mean()) for r in iterations]
+    steps = [later - earlier for earlier, later in itertools.pairwise(to_agreed)]
+    shown = ", ".join(f"r={r}: {c:.4f}" for r, c in zip(iterations, to_agreed, strict=True))
+    return [
+        Finding("mean c_i0 rises with every iteration", all(d > 1e-6 for d in steps), shown),
+    ]
+
+
+def agreement_raises_coupling(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 §2 and alg. 1; args: ``iterations``, the increasing r values to compare."""
+    iterations = [int(r) for r in ctx.args.get("iterations", [1, 2, 3])]
+    if sorted(iterations) != iterations or len(iterations) < 2:
+        raise ValueError(f"args.iterations must be two or more increasing counts: {iterations}")
+    findings = measure_agreement(model_router, agreeing_predictions(ctx.seed), iterations)
+    return property_evidence(
+        f"dynamic_routing on {CHILDREN} children whose predictions for parent 0 agree", findings
+    )

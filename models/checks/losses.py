@@ -1,0 +1,78 @@
+"""Property check of the margin loss (arxiv:1710.09829 eq. 4, reused as arxiv:2101.12491 eq. 7).
+
+L_k = T_k max(0, m⁺ − ‖v_k‖)² + λ (1 − T_k) max(0, ‖v_k‖ − m⁻)², total Σ_k L_k.
+
+The check does not read the implementation's defaults: it evaluates the loss at chosen lengths
+and solves for m⁺, m⁻ and λ, so a wrong constant, a missing square or a mean over classes shows
+up as a measured difference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+from claimcheck.checks.api import CheckContext, Evidence
+from models.checks.common import DTYPE, Finding, at_most, property_evidence
+
+# (lengths, targets, reduction) -> loss; reduction "none" gives (B, K), "paper" the total.
+MarginLoss = Callable[..., Tensor]
+
+PRESENT_PROBE = 0.3  # a present class's length below m⁺
+ABSENT_PROBES = (0.5, 0.7)  # two absent-class lengths above m⁻
+PRESENT_SATISFIED, ABSENT_SATISFIED = 0.95, 0.05
+
+
+def infer_constants(loss: MarginLoss) -> tuple[float, float, float, Tensor]:
+    """Solve m⁺, m⁻, λ from per-class losses at probe lengths; also return the probe losses.
+
+    Batch rows, class 0 always present: [0.3, 0.5], [0.3, 0.7], [0.95, 0.05].
+    Present: L = (m⁺ − 0.3)², so m⁺ = 0.3 + √L. Absent: √L = √λ (y − m⁻) at y = 0.5 and 0.7,
+    so √λ = (√L(0.7) − √L(0.5)) / 0.2 and m⁻ = 0.5 − √L(0.5)/√λ.
+    """
+    lengths = torch.tensor(
+        [[PRESENT_PROBE, ABSENT_PROBES[0]], [PRESENT_PROBE, ABSENT_PROBES[1]],
+         [PRESENT_SATISFIED, ABSENT_SATISFIED]],
+        dtype=DTYPE,
+    )
+    targets = torch.zeros(3, dtype=torch.long)
+    per_class = loss(lengths, targets, reduction="none")
+    m_plus = PRESENT_PROBE + math.sqrt(float(per_class[0, 0]))
+    low, high = math.sqrt(float(per_class[0, 1])), math.sqrt(float(per_class[1, 1]))
+    sqrt_lam = (high - low) / (ABSENT_PROBES[1] - ABSENT_PROBES[0])
+    m_minus = ABSENT_PROBES[0] - low / sqrt_lam if sqrt_lam > 0 else math.nan
+    return m_plus, m_minus, sqrt_lam**2, per_class
+
+
+def measure_margin_loss(
+    loss: MarginLoss, m_plus: float, m_minus: float, lam: float
+) -> list[Finding]:
+    """Compare the inferred constants with the paper's, and check the sum over classes."""
+    got_plus, got_minus, got_lam, per_class = infer_constants(loss)
+    lengths = torch.tensor([[0.2, 0.6, 0.4], [0.8, 0.3, 0.05]], dtype=DTYPE)
+    targets = torch.tensor([1, 0])
+    total = float(loss(lengths, targets, reduction="paper"))
+    summed = float(loss(lengths, targets, reduction="none").sum(dim=1).mean())
+    satisfied = float(per_class[2].abs().max())
+    return [
+        at_most(f"|m+ - {m_plus}| (m+ measured {got_plus:.6g})", abs(got_plus - m_plus), 1e-9),
+        at_most(f"|m- - {m_minus}| (m- measured {got_minus:.6g})", abs(got_minus - m_minus), 1e-9),
+        at_most(f"|lambda - {lam}| (lambda measured {got_lam:.6g})", abs(got_lam - lam), 1e-9),
+        at_most("loss of a satisfied margin (lengths 0.95 present, 0.05 absent)", satisfied, 0.0),
+        at_most("|total - sum over classes (batch mean)|", abs(total - summed), 1e-12),
+    ]
+
+
+def margin_loss_constants(ctx: CheckContext) -> Evidence:
+    """The margin loss's constants, measured; args: ``m_plus``, ``m_minus``, ``lam`` (paper)."""
+    from models.capsules import margin_loss
+
+    expected = {key: float(ctx.args[key]) for key in ("m_plus", "m_minus", "lam")}
+    findings = measure_margin_loss(margin_loss, **expected)
+    return property_evidence(
+        "models.capsules.margin_loss evaluated at probe lengths; constants solved from the losses",
+        findings,
+    )

@@ -1,0 +1,188 @@
+"""Property checks of self-attention routing (arxiv:2101.12491 eqs. 3-6, §3.1).
+
+The reference is written from the equations, independently of ``models.self_attention_routing``:
+û_{j|i} = u_i W_ji (eq. 3); A_j = Û_j Û_jᵀ / √d, formed as the full n_l × n_l matrix (eq. 5);
+logits b_ji = Σ_k A_j[i, k]; c_{·i} = softmax over the parents j (eq. 6); s_j = Σ_i (c_ji + B_ji)
+û_{j|i} with the learned log priors B added after the softmax, as the official code does
+(eq. 4); v_j = (1 − e^{−‖s_j‖}) s_j/‖s_j‖ (eq. 2). Weights are laid out as the code's
+(n_out, n_in, d_in, d_out); couplings are returned as (B, child i, parent j).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal
+
+import torch
+from torch import Tensor
+from torch.overrides import TorchFunctionMode
+
+from claimcheck.checks.api import CheckContext, Evidence
+from models.checks.common import at_least, at_most, generator, max_abs, property_evidence, randn
+
+Axis = Literal["parents", "children"]
+PriorPlacement = Literal["after_softmax", "logits"]
+# u (B, n_in, d_in) -> (poses (B, n_out, d_out), coupling (B, n_in, n_out))
+Router = Callable[[Tensor], tuple[Tensor, Tensor]]
+
+CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, BATCH = 16, 8, 10, 16, 3
+OUTPUT_TOL = 1e-9
+
+
+def reference_self_attention(
+    u: Tensor,
+    weight: Tensor,
+    log_prior: Tensor,
+    scale_dim: int,
+    axis: Axis = "parents",
+    prior: PriorPlacement = "after_softmax",
+) -> Tensor:
+    """Eqs. 2-6 with the full Gram matrix; ``axis``/``prior`` select the wrong variants."""
+    u_hat = torch.einsum("bid,jide->bjie", u, weight)
+    gram = u_hat @ u_hat.transpose(-1, -2) / math.sqrt(scale_dim)  # (B, j, i, k)
+    logits = gram.sum(dim=-1)  # (B, j, i)
+    if prior == "logits":
+        logits = logits + log_prior
+    coupling = torch.softmax(logits, dim=1 if axis == "parents" else 2)
+    if prior == "after_softmax":
+        coupling = coupling + log_prior
+    s = (coupling.unsqueeze(-1) * u_hat).sum(dim=2)
+    norm = s.norm(dim=-1, keepdim=True)
+    return (1.0 - torch.exp(-norm)) * s / norm
+
+
+def build_layer(seed: int, divisor: str = "output") -> Any:
+    """A float64 ``SelfAttentionRouting`` with non-zero log priors (zero ones hide their use)."""
+    from models.self_attention_routing import SelfAttentionRouting
+
+    torch.manual_seed(seed)
+    layer = SelfAttentionRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, divisor=divisor)  # type: ignore[arg-type]
+    layer = layer.double()
+    with torch.no_grad():
+        layer.log_prior.copy_(randn(layer.log_prior.shape, generator(seed + 1), scale=0.3))
+    return layer
+
+
+def sample_children(seed: int) -> Tensor:
+    return randn((BATCH, CHILDREN, CHILD_DIM), generator(seed), scale=2.0)
+
+
+def measure_coupling_axis(route: Router, layer: Any, u: Tensor) -> list[Any]:
+    """Eq. 6: coefficients sum to one over the parents; output equals the reference."""
+    poses, coupling = route(u)
+    args = (u, layer.weight, layer.log_prior, layer.scale_dim)
+    right = reference_self_attention(*args)
+    wrong = reference_self_attention(*args, axis="children")
+    return [
+        at_most(
+            "max |sum over parents of c_ji - 1| per child",
+            float((coupling.sum(dim=2) - 1).abs().max()),
+            1e-12,
+        ),
+        at_most("max |v - reference (softmax over parents)|", max_abs(poses, right), OUTPUT_TOL),
+        at_least("max |v - variant with softmax over children|", max_abs(poses, wrong), 1e-6),
+    ]
+
+
+def _router(layer: Any) -> Router:
+    def route(u: Tensor) -> tuple[Tensor, Tensor]:
+        poses, coupling = layer.route(u)
+        return poses, coupling
+
+    return route
+
+
+def coupling_over_parents(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 eq. 6 on a float64 ``SelfAttentionRouting`` (16×8 -> 10×16)."""
+    layer = build_layer(ctx.seed)
+    with torch.no_grad():
+        findings = measure_coupling_axis(_router(layer), layer, sample_children(ctx.seed))
+    return property_evidence(
+        "SelfAttentionRouting(16×8 -> 10×16), random non-zero log priors", findings
+    )
+
+
+def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int) -> list[Any]:
+    """Eqs. 3-6: the output equals the full-Gram reference with priors after the softmax."""
+    poses, _ = route(u)
+    right = reference_self_attention(u, layer.weight, layer.log_prior, scale_dim)
+    priors_in_logits = reference_self_attention(
+        u, layer.weight, layer.log_prior, scale_dim, prior="logits"
+    )
+    other_dim = CHILD_DIM if scale_dim == PARENT_DIM else PARENT_DIM
+    other_divisor = reference_self_attention(u, layer.weight, layer.log_prior, other_dim)
+    return [
+        at_most(
+            f"max |v - reference (full Gram / sqrt({scale_dim}))|",
+            max_abs(poses, right),
+            OUTPUT_TOL,
+        ),
+        at_least(
+            "max |v - variant with priors on the logits|", max_abs(poses, priors_in_logits), 1e-6
+        ),
+        at_least(
+            f"max |v - variant dividing by sqrt({other_dim})|",
+            max_abs(poses, other_divisor),
+            1e-6,
+        ),
+    ]
+
+
+def closed_form(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 eqs. 3-6; args: ``divisor`` ("output" = √d_{l+1}, the code; "input")."""
+    divisor = str(ctx.args.get("divisor", "output"))
+    if divisor not in ("input", "output"):
+        raise ValueError(f"args.divisor must be 'input' or 'output', got {divisor!r}")
+    layer = build_layer(ctx.seed, divisor)
+    scale_dim = CHILD_DIM if divisor == "input" else PARENT_DIM
+    with torch.no_grad():
+        findings = measure_closed_form(_router(layer), layer, sample_children(ctx.seed), scale_dim)
+    return property_evidence(
+        f"SelfAttentionRouting(16×8 -> 10×16, divisor={divisor}) against eqs. 3-6", findings
+    )
+
+
+class _OpCounter(TorchFunctionMode):
+    """Counts the torch functions called while it is active, by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: Counter[str] = Counter()
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        self.calls[getattr(func, "__name__", str(func))] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_softmax(forward: Callable[[], Any]) -> tuple[int, Counter[str]]:
+    """Number of softmax evaluations (softmax, log_softmax) in one call of ``forward``."""
+    with _OpCounter() as counter, torch.no_grad():
+        forward()
+    softmaxes = sum(n for name, n in counter.calls.items() if "softmax" in name)
+    return softmaxes, counter.calls
+
+
+def softmax_evaluations(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 §1, §3.1: softmax evaluations in one forward of the routing layer.
+
+    Measured: an int. A routing that iterates r times evaluates r softmaxes (the details give
+    the count for a 3-iteration ``DynamicRouting`` layer of the same size for contrast).
+    """
+    from models.dynamic_routing import DynamicRouting
+
+    layer = build_layer(ctx.seed)
+    u = sample_children(ctx.seed)
+    measured, calls = count_softmax(lambda: layer(u))
+    contrast = DynamicRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, iterations=3).double()
+    contrast_count, _ = count_softmax(lambda: contrast(u))
+    ops = ", ".join(f"{name} ×{n}" for name, n in sorted(calls.items()))
+    return Evidence(
+        measured=measured,
+        details=(
+            f"one forward of SelfAttentionRouting(16×8 -> 10×16) evaluated {measured} softmax(es); "
+            f"torch calls: {ops}. For contrast, DynamicRouting with r=3 evaluated "
+            f"{contrast_count}."
+        ),
+    )
