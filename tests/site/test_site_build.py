@@ -1,0 +1,86 @@
+"""The plugin on a real MkDocs build of a mini-site, compared with golden HTML fragments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from site_html import build_site, check_golden, copy_fixture, plugin_fragments
+
+PAGES = {
+    "concept": "concepts/routing/index.html",
+    "paper": "papers/routing-paper/index.html",
+    "dashboard": "claims-dashboard/index.html",
+    "legend": "claims-legend/index.html",
+    "home": "index.html",
+}
+
+
+@pytest.fixture(scope="module")
+def unrun_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini-site built without any results store (built once for this module)."""
+    return build_site(copy_fixture("minisite", tmp_path_factory.mktemp("unrun")))
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_without_store_matches_golden(unrun_site: Path, page: str, update_goldens: bool) -> None:
+    html = (unrun_site / PAGES[page]).read_text(encoding="utf-8")
+    check_golden(f"unrun-{page}.html", plugin_fragments(html), update_goldens)
+
+
+def test_without_store_every_citation_is_never_run(unrun_site: Path) -> None:
+    html = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
+    badges = re.findall(r'class="cc-badge cc-badge--(\w+)[^"]*" tabindex="0"', html)
+    assert badges == ["unverified"] * 5
+    assert html.count("reason: never run") == 4
+    assert html.count("unverified: no claim registered at this locator") == 2
+
+
+def test_citation_links_to_claim_anchor(unrun_site: Path) -> None:
+    concept = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
+    assert 'href="../../papers/routing-paper/#claim-params"' in concept
+    assert 'href="../../papers/routing-paper/#claim-divisor"' in concept
+    paper = (unrun_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert '<tr id="claim-params"' in paper and '<tr id="claim-divisor"' in paper
+
+
+def test_citations_in_code_stay_text(unrun_site: Path) -> None:
+    home = (unrun_site / PAGES["home"]).read_text(encoding="utf-8")
+    assert home.count('class="cc-cite ') == 1
+    assert "<code>[arxiv:2101.12491 tab. 2]</code>" in home
+    concept = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
+    assert "x = &quot;[arxiv:2101.12491 tab. 2]&quot;" in concept
+
+
+def test_claims_table_replaces_marker(unrun_site: Path) -> None:
+    paper = (unrun_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert "claimcheck:claims" not in paper and "Claimcheck" not in paper
+    assert paper.index('class="cc-claims"') < paper.index('id="notes"')
+
+
+def test_card_text_is_escaped_everywhere(unrun_site: Path) -> None:
+    for page in unrun_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html, page
+    paper = (unrun_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(&#39;statement&#39;)&lt;/script&gt; &amp; &#34;quotes&#34;" in paper
+    assert "<title>Routing &lt;script&gt;alert(&#39;title&#39;)" in paper
+
+
+def test_existing_wiki_page_is_not_overwritten(tmp_path: Path) -> None:
+    project = copy_fixture("minisite", tmp_path)
+    (project / "wiki" / "claims-legend.md").write_text("# Our own legend\n", encoding="utf-8")
+    site = build_site(project)
+    legend = (site / PAGES["legend"]).read_text(encoding="utf-8")
+    assert "Our own legend" in legend and "cc-legend" not in legend
+    dashboard = (site / PAGES["dashboard"]).read_text(encoding="utf-8")
+    assert 'class="cc-legend"' in dashboard
+
+
+def test_no_external_urls_in_minisite(unrun_site: Path) -> None:
+    allowed = ("https://arxiv.org/abs/", "https://doi.org/")
+    for page in unrun_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for url in re.findall(r'(?:href|src)="((?:https?:)?//[^"]+)"', html):
+            assert url.startswith(allowed), f"{page}: {url}"
