@@ -1,0 +1,390 @@
+"""Property checks of inverted dot-product attention routing (arxiv:2002.04764).
+
+The reference is written from the paper, independently of ``models.inverted_routing``. One pass
+of Procedure 1 (cited as alg. 1): votes v_ij = P_i W_ij (eq. 1, in the code's orientation for
+4×4 pose matrices); agreement a_ij = p_jᵀ v_ij (eq. 2; times 1/√d when the code's scaling is
+on); r_ij = softmax of a_ij over the parents j of child i (eq. 3); p_j = Σ_i r_ij v_ij, then
+LayerNorm. Parent poses start at zero. Votes are (B, parent j, child i, e), couplings
+(B, child i, parent j).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import torch
+from torch import Tensor
+
+from claimcheck.checks.api import CheckContext, Evidence
+from models.checks.common import (
+    Finding,
+    at_least,
+    at_most,
+    generator,
+    max_abs,
+    property_evidence,
+    randn,
+)
+
+Axis = Literal["parents", "children"]
+# (children, parent poses or None) -> (parent poses, coupling)
+Router = Callable[[Tensor, "Tensor | None"], tuple[Tensor, Tensor]]
+
+CHILDREN, PARENTS, POSE, BATCH = 24, 6, 16, 3
+OUTPUT_TOL = 1e-9
+
+
+def reference_votes(children: Tensor, weight: Tensor) -> Tensor:
+    """Eq. 1 for 4×4 pose matrices: children (B, i, 16), weight (j, i, 4, 4) -> (B, j, i, 16)."""
+    side = weight.shape[-1]
+    poses = children.unflatten(-1, (side, side)).unsqueeze(1)  # (B, 1, i, s, s)
+    return (poses @ weight.unsqueeze(0)).flatten(-2)
+
+
+def reference_layer_norm(x: Tensor, norm: Any) -> Tensor:
+    """LayerNorm over the pose entries with the layer's gain, bias and epsilon."""
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + norm.eps) * norm.weight + norm.bias
+
+
+def reference_pass(
+    votes: Tensor, parents: Tensor, scale: float, norm: Any | None, axis: Axis = "parents"
+) -> tuple[Tensor, Tensor]:
+    """One pass from given parent poses; ``norm=None`` leaves out the LayerNorm."""
+    agreement = (votes * parents.unsqueeze(2)).sum(-1) * scale  # (B, j, i)
+    coupling = torch.softmax(agreement, dim=1 if axis == "parents" else 2)
+    poses = (coupling.unsqueeze(-1) * votes).sum(dim=2)
+    if norm is not None:
+        poses = reference_layer_norm(poses, norm)
+    return poses, coupling.transpose(1, 2)
+
+
+def build_layer(seed: int, scale_agreement: bool = True, random_affine: bool = True) -> Any:
+    """A float64 fully connected layer (24 children -> 6 parents, 4×4 poses)."""
+    from models.inverted_routing import InvertedDotProductRouting
+
+    torch.manual_seed(seed)
+    layer = InvertedDotProductRouting(
+        CHILDREN, POSE, PARENTS, POSE, matrix_pose=True, scale_agreement=scale_agreement
+    )
+    layer = layer.double().eval()
+    if random_affine:
+        with torch.no_grad():
+            layer.norm.weight.copy_(1.0 + randn((POSE,), generator(seed + 1), scale=0.2))
+            layer.norm.bias.copy_(randn((POSE,), generator(seed + 2), scale=0.2))
+    return layer
+
+
+def sample_children(seed: int) -> Tensor:
+    return randn((BATCH, CHILDREN, POSE), generator(seed))
+
+
+def _router(layer: Any) -> Router:
+    def route(children: Tensor, parents: Tensor | None) -> tuple[Tensor, Tensor]:
+        poses, coupling = layer.route(children, parents)
+        return poses, coupling
+
+    return route
+
+
+def _scale(scale_agreement: bool) -> float:
+    return 1.0 / math.sqrt(POSE) if scale_agreement else 1.0
+
+
+def measure_procedure(
+    route: Router, layer: Any, children: Tensor, passes: int, scale: float
+) -> list[Finding]:
+    """``passes`` passes of Procedure 1 from zero parent poses, against the reference."""
+    if passes < 1:
+        raise ValueError(f"passes must be >= 1, got {passes}")
+    poses, _ = route(children, None)
+    for _ in range(passes - 1):
+        poses, _ = route(children, poses)
+    votes = reference_votes(children, layer.weight)
+    expected = votes.new_zeros(votes.shape[0], votes.shape[1], votes.shape[3])
+    wrong = expected
+    for _ in range(passes):
+        expected, _ = reference_pass(votes, expected, scale, layer.norm)
+        wrong, _ = reference_pass(votes, wrong, scale, layer.norm, axis="children")
+    return [
+        at_most(
+            f"max |p after {passes} passes - reference|", max_abs(poses, expected), OUTPUT_TOL
+        ),
+        at_least("max |p - variant with softmax over children|", max_abs(poses, wrong), 1e-6),
+    ]
+
+
+def procedure_matches_reference(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 eqs. 1-3 and alg. 1; args: ``passes`` (default 3), ``scale_agreement``
+    (default true: the code's 1/√d; false: Procedure 1 as printed)."""
+    passes = int(ctx.args.get("passes", 3))
+    scaled = bool(ctx.args.get("scale_agreement", True))
+    layer = build_layer(ctx.seed, scaled)
+    with torch.no_grad():
+        findings = measure_procedure(
+            _router(layer), layer, sample_children(ctx.seed), passes, _scale(scaled)
+        )
+    return property_evidence(
+        f"InvertedDotProductRouting(24 -> 6, 4×4 poses, scale_agreement={scaled}), "
+        "random LayerNorm gain and bias",
+        findings,
+    )
+
+
+def measure_softmax_axis(
+    route: Router, layer: Any, children: Tensor, parents: Tensor
+) -> list[Finding]:
+    """Eq. 3 on a pass with non-zero parent poses."""
+    poses, coupling = route(children, parents)
+    votes = reference_votes(children, layer.weight)
+    right, _ = reference_pass(votes, parents, layer.scale, layer.norm)
+    wrong, _ = reference_pass(votes, parents, layer.scale, layer.norm, axis="children")
+    return [
+        at_most(
+            "max |sum over parents of r_ij - 1| per child",
+            float((coupling.sum(dim=2) - 1).abs().max()),
+            1e-12,
+        ),
+        at_least(
+            "max |sum over children of r_ij - 1| per parent",
+            float((coupling.sum(dim=1) - 1).abs().max()),
+            1e-3,
+        ),
+        at_most("max |p - reference (softmax over parents)|", max_abs(poses, right), OUTPUT_TOL),
+        at_least("max |p - variant with softmax over children|", max_abs(poses, wrong), 1e-6),
+    ]
+
+
+def softmax_over_parents(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 eq. 3, on a second pass (random non-zero parent poses)."""
+    layer = build_layer(ctx.seed)
+    parents = randn((BATCH, PARENTS, POSE), generator(ctx.seed + 3))
+    with torch.no_grad():
+        findings = measure_softmax_axis(_router(layer), layer, sample_children(ctx.seed), parents)
+    return property_evidence("InvertedDotProductRouting(24 -> 6, 4×4 poses), one pass", findings)
+
+
+def measure_uniform_first_pass(route: Router, children: Tensor) -> list[Finding]:
+    """Eq. 2 with p_j = 0: the first pass must equal a pass from explicit zero poses."""
+    first, coupling = route(children, None)
+    zeros = first.new_zeros(first.shape)
+    from_zero, coupling_zero = route(children, zeros)
+    parents = coupling.shape[-1]
+    return [
+        at_most(
+            f"max |r_ij - 1/{parents}| on the first pass",
+            float((coupling - 1 / parents).abs().max()),
+            1e-12,
+        ),
+        at_most(
+            f"max |r_ij - 1/{parents}| from explicit zero parent poses",
+            float((coupling_zero - 1 / parents).abs().max()),
+            1e-12,
+        ),
+        at_most("max |first pass - pass from zero poses|", max_abs(first, from_zero), 1e-12),
+    ]
+
+
+def uniform_first_pass(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 eq. 2 and alg. 1: parent poses start at 0, so the first pass is uniform."""
+    layer = build_layer(ctx.seed)
+    with torch.no_grad():
+        findings = measure_uniform_first_pass(_router(layer), sample_children(ctx.seed))
+    return property_evidence("InvertedDotProductRouting(24 -> 6, 4×4 poses)", findings)
+
+
+def measure_layer_norm(route: Router, layer: Any, children: Tensor) -> list[Finding]:
+    """Alg. 1: with unit gain and zero bias, parent poses have mean 0 and variance 1."""
+    first, _ = route(children, None)
+    second, _ = route(children, first)
+    findings: list[Finding] = []
+    for name, poses in (("pass 1", first), ("pass 2", second)):
+        mean = poses.mean(dim=-1)
+        var = ((poses - mean.unsqueeze(-1)) ** 2).mean(dim=-1)
+        findings.append(
+            at_most(f"{name}: max |mean of pose entries|", float(mean.abs().max()), 1e-9)
+        )
+        findings.append(
+            at_most(f"{name}: max |variance - 1|", float((var - 1).abs().max()), 1e-3)
+        )
+    votes = reference_votes(children, layer.weight)
+    raw, _ = reference_pass(votes, torch.zeros_like(first), layer.scale, None)
+    raw_var = ((raw - raw.mean(-1, keepdim=True)) ** 2).mean(-1)
+    findings.append(
+        at_least(
+            "pass 1 before the norm: max |variance - 1|", float((raw_var - 1).abs().max()), 1e-2
+        )
+    )
+    return findings
+
+
+def layernorm_parent_poses(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 alg. 1 (LayerNorm after the weighted sum), at the norm's initial affine."""
+    layer = build_layer(ctx.seed, random_affine=False)
+    with torch.no_grad():
+        findings = measure_layer_norm(_router(layer), layer, sample_children(ctx.seed))
+    return property_evidence(
+        "InvertedDotProductRouting(24 -> 6, 4×4 poses), fresh LayerNorm", findings
+    )
+
+
+def measure_unsquashed(route: Router, children: Tensor) -> list[Finding]:
+    """§4.3: no squash; with LayerNorm at unit gain a 16-entry pose has length about √16."""
+    first, _ = route(children, None)
+    second, _ = route(children, first)
+    lengths = torch.cat([first.norm(dim=-1).flatten(), second.norm(dim=-1).flatten()])
+    return [at_least("max parent pose length over two passes", float(lengths.max()), 1.0)]
+
+
+def parent_poses_unsquashed(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 §4.3: parent pose lengths are not confined below one."""
+    layer = build_layer(ctx.seed, random_affine=False)
+    with torch.no_grad():
+        findings = measure_unsquashed(_router(layer), sample_children(ctx.seed))
+    return property_evidence(
+        "InvertedDotProductRouting(24 -> 6, 4×4 poses), fresh LayerNorm", findings
+    )
+
+
+# The CIFAR-10 network's layer structure with 8 instead of 32 capsule types, to keep it fast.
+SMALL_CAPSULES = {"primary_types": 8, "conv_capsules": ((8, 3, 2), (8, 3, 1))}
+# passes -> poses of every capsule layer, primary first
+NetworkRouter = Callable[[int], list[Tensor]]
+
+
+def measure_concurrent(
+    concurrent: NetworkRouter, sequential: NetworkRouter, layers: Any
+) -> list[Finding]:
+    """Fig. 3: pass t updates every layer from the poses of pass t − 1, all layers at once."""
+    one = concurrent(1)
+    two = concurrent(2)
+    expected = [one[0]] + [layer(one[k], one[k + 1]) for k, layer in enumerate(layers)]
+    gap_expected = max(max_abs(a, b) for a, b in zip(two, expected, strict=True))
+    gap_one = max(max_abs(a, b) for a, b in zip(one, sequential(1), strict=True))
+    gap_two = max_abs(two[-1], sequential(2)[-1])
+    return [
+        at_most(
+            "2 passes: max |poses - update of every layer from pass-1 poses|",
+            gap_expected,
+            OUTPUT_TOL,
+        ),
+        at_most("1 pass: max |concurrent - sequential|", gap_one, 1e-12),
+        at_least("2 passes: max |class poses, concurrent - sequential|", gap_two, 1e-6),
+    ]
+
+
+def _network_router(model: Any, primary: Tensor, routing: str) -> NetworkRouter:
+    def route(passes: int) -> list[Tensor]:
+        model.config = dataclasses.replace(model.config, iterations=passes, routing=routing)
+        poses: list[Tensor] = model.route(primary)
+        return poses
+
+    return route
+
+
+def concurrent_routing(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 fig. 3, on the CIFAR-10 network with the simple backbone (float64)."""
+    from models.registry import build_model
+
+    torch.manual_seed(ctx.seed)
+    model = build_model("inverted_capsnet", "cifar10_simple", **SMALL_CAPSULES).double().eval()
+    x = randn((1, 3, 32, 32), generator(ctx.seed))
+    with torch.no_grad():
+        primary = model.primary(x)
+        findings = measure_concurrent(
+            _network_router(model, primary, "concurrent"),
+            _network_router(model, primary, "sequential"),
+            model.capsule_layers,
+        )
+    return property_evidence(
+        "inverted_capsnet/cifar10_simple with 8 capsule types per layer (2 conv + 1 FC capsule "
+        "layers), one random image",
+        findings,
+    )
+
+
+def reference_conv_votes(children: Tensor, weight: Tensor, stride: int) -> Tensor:
+    """Votes of a conv capsule layer from explicit k×k windows.
+
+    children (B, n, H, W, s·s), weight (m, n, k, k, s, s) -> (B·h·w, m, n·k·k, s·s), children
+    ordered (type, kernel row, kernel column) as in ``ConvInvertedDotProductRouting``.
+    """
+    kernel, side = weight.shape[2], weight.shape[-1]
+    rows = (children.shape[2] - kernel) // stride + 1
+    cols = (children.shape[3] - kernel) // stride + 1
+    per_position = []
+    for h in range(rows):
+        for w in range(cols):
+            top, left = h * stride, w * stride
+            window = children[:, :, top : top + kernel, left : left + kernel]
+            poses = window.unflatten(-1, (side, side)).unsqueeze(1)  # (B, 1, n, k, k, s, s)
+            votes = (poses @ weight.unsqueeze(0)).flatten(-2)  # (B, m, n, k, k, s·s)
+            per_position.append(votes.flatten(2, 4))
+    return torch.stack(per_position, dim=1).flatten(0, 1)
+
+
+def measure_conv_windows(votes_of: Callable[[Tensor], Tensor], weight: Tensor, stride: int,
+                         children: Tensor) -> list[Finding]:
+    """The layer's votes come from the true sliding windows of its input."""
+    return [
+        at_most(
+            "max |layer votes - votes from explicit k×k windows|",
+            max_abs(votes_of(children), reference_conv_votes(children, weight, stride)),
+            1e-12,
+        )
+    ]
+
+
+def conv_windows(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 fig. 1 (convolutional capsule layers), with the model's default
+    ``input_expansion``; the details also report the official first commit's expansion."""
+    from models.inverted_routing import ConvInvertedDotProductRouting
+
+    torch.manual_seed(ctx.seed)
+    layer = ConvInvertedDotProductRouting(3, 4, 2, 4, kernel=3, stride=2).double()
+    scrambled = ConvInvertedDotProductRouting(
+        3, 4, 2, 4, kernel=3, stride=2, input_expansion="apple_53899ae"
+    ).double()
+    children = randn((2, 3, 7, 7, 4), generator(ctx.seed))
+    with torch.no_grad():
+        scrambled.weight.copy_(layer.weight)
+        findings = measure_conv_windows(layer.votes, layer.weight, 2, children)
+        findings.append(
+            at_least(
+                "max |votes of the apple@53899ae expansion - explicit windows| (must differ)",
+                max_abs(scrambled.votes(children), reference_conv_votes(children, layer.weight, 2)),
+                1e-6,
+            )
+        )
+    return property_evidence(
+        f"ConvInvertedDotProductRouting(3 types, 2×2 poses, k=3, s=2, "
+        f"input_expansion={layer.input_expansion!r}) on a 7×7 map",
+        findings,
+    )
+
+
+def capsule_layer_counts(ctx: CheckContext) -> Evidence:
+    """Fig. 1's layer structure in a built network: [conv capsule layers incl. primary, FC].
+
+    Args: ``preset`` of ``inverted_capsnet``. Measured: a list of two ints.
+    """
+    from models.inverted_routing import ConvInvertedDotProductRouting, InvertedDotProductRouting
+    from models.registry import build_model
+
+    preset = str(ctx.args.get("preset", "cifar10_resnet"))
+    model = build_model("inverted_capsnet", preset)
+    layers = list(model.capsule_layers)
+    conv = 1 + sum(isinstance(layer, ConvInvertedDotProductRouting) for layer in layers)
+    fc = sum(isinstance(layer, InvertedDotProductRouting) for layer in layers)
+    sizes = [getattr(layer, "n_out", "?") for layer in layers]
+    return Evidence(
+        measured=[conv, fc],
+        details=(
+            f"inverted_capsnet/{preset}: primary capsules + {conv - 1} conv capsule layer(s), "
+            f"{fc} fully connected capsule layer(s); capsule layer output types/sizes {sizes}"
+        ),
+    )

@@ -1,0 +1,126 @@
+"""Factories for the built-in ``timing`` check: each returns a zero-argument callable to time.
+
+The ``timing`` kind calls ``factory(**a_args)`` and ``factory(**b_args)`` once, then times the
+returned callables interleaved and reports the median ratio a/b. Everything a callable needs
+(layer, inputs) is built here, outside the timed region, from a fixed seed; the callables run
+under ``torch.no_grad()`` (forward cost only). Defaults are the MNIST sizes of the papers.
+
+* ``dynamic_routing_step``: arxiv:1710.09829 Procedure 1 (alg. 1) on fixed predictions û.
+* ``dynamic_routing_layer``: the whole DigitCaps layer (û = W u, then routing).
+* ``self_attention_layer``: the whole FCCaps layer of arxiv:2101.12491 (û = u W, one pass).
+* ``inverted_routing_step``: passes of arxiv:2002.04764 Procedure 1 on fixed votes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+Timed = Callable[[], object]
+
+
+def _inputs(shape: tuple[int, ...], seed: int, device: str) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=generator).to(device)
+
+
+def dynamic_routing_step(
+    iterations: int,
+    n_in: int = 1152,
+    n_out: int = 10,
+    d_out: int = 16,
+    batch: int = 16,
+    seed: int = 0,
+    device: str = "cpu",
+) -> Timed:
+    """Routing alone: ``dynamic_routing`` on fixed predictions (batch, n_out, n_in, d_out)."""
+    from models.dynamic_routing import dynamic_routing
+
+    u_hat = _inputs((batch, n_out, n_in, d_out), seed, device) * 0.05
+
+    def run() -> object:
+        with torch.no_grad():
+            return dynamic_routing(u_hat, iterations)
+
+    return run
+
+
+def dynamic_routing_layer(
+    n_in: int,
+    iterations: int,
+    d_in: int = 8,
+    n_out: int = 10,
+    d_out: int = 16,
+    batch: int = 16,
+    seed: int = 0,
+    device: str = "cpu",
+) -> Timed:
+    """A ``DynamicRouting`` layer's forward on (batch, n_in, d_in) children."""
+    from models.dynamic_routing import DynamicRouting
+
+    torch.manual_seed(seed)
+    layer = DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations).to(device).eval()
+    u = _inputs((batch, n_in, d_in), seed, device)
+
+    def run() -> object:
+        with torch.no_grad():
+            return layer(u)
+
+    return run
+
+
+def self_attention_layer(
+    n_in: int,
+    d_in: int = 8,
+    n_out: int = 10,
+    d_out: int = 16,
+    batch: int = 16,
+    seed: int = 0,
+    device: str = "cpu",
+) -> Timed:
+    """A ``SelfAttentionRouting`` layer's forward on (batch, n_in, d_in) children."""
+    from models.self_attention_routing import SelfAttentionRouting
+
+    torch.manual_seed(seed)
+    layer = SelfAttentionRouting(n_in, d_in, n_out, d_out).to(device).eval()
+    u = _inputs((batch, n_in, d_in), seed, device)
+
+    def run() -> object:
+        with torch.no_grad():
+            return layer(u)
+
+    return run
+
+
+def inverted_routing_step(
+    passes: int,
+    n_in: int = 800,
+    n_out: int = 10,
+    pose: int = 16,
+    batch: int = 16,
+    seed: int = 0,
+    device: str = "cpu",
+) -> Timed:
+    """``passes`` passes of inverted dot-product routing on fixed votes, the first uniform.
+
+    The votes come once from an ``InvertedDotProductRouting`` layer (4×4 matrix poses); the
+    timed part is the routing: agreement, softmax over parents, weighted sum and LayerNorm.
+    """
+    from models.inverted_routing import InvertedDotProductRouting, inverted_dot_product_routing
+
+    if passes < 1:
+        raise ValueError(f"passes must be >= 1, got {passes}")
+    torch.manual_seed(seed)
+    layer = InvertedDotProductRouting(n_in, pose, n_out, pose).to(device).eval()
+    with torch.no_grad():
+        votes = layer.votes(_inputs((batch, n_in, pose), seed, device))
+
+    def run() -> object:
+        with torch.no_grad():
+            poses, _ = inverted_dot_product_routing(votes, None, layer.norm, layer.scale)
+            for _ in range(passes - 1):
+                poses, _ = inverted_dot_product_routing(votes, poses, layer.norm, layer.scale)
+            return poses
+
+    return run
