@@ -154,3 +154,62 @@ def make_result() -> ResultFactory:
 def run_python() -> PythonRunner:
     """Run code in a fresh interpreter (clean ``sys.modules``) from this checkout."""
     return _run_python
+
+
+PAPER_CARD = """\
+---
+kind: paper
+slug: mini-paper
+arxiv: "2101.00001"
+title: A Mini Paper
+authors: [A. Author]
+year: 2021
+updated_at: 2026-11-29
+claims:
+  - id: alpha-width
+    cite: eq. 1
+    statement: The alpha network is eight wide.
+    check: models.checks.alpha_checks:width_is_eight
+    expect: {holds: true}
+  - id: beta-width
+    cite: eq. 2
+    statement: The beta network is sixteen wide.
+    check: models.checks.beta_checks:width_is_sixteen
+    expect: {holds: true}
+  - id: alpha-params
+    cite: tab. 1
+    statement: The alpha network has 100 parameters.
+    check: params
+    args: {model: alpha, preset: small}
+    expect: {approx: 100, rel_tol: 0.01}
+  - id: alpha-speed
+    cite: tab. 2
+    statement: Alpha is as fast as itself.
+    check: timing
+    args: {a: "models.checks.alpha_checks:width_is_eight", b: "models.checks.alpha_checks:_helper"}
+    expect: {at_most: 1.5}
+  - id: alpha-accuracy
+    cite: tab. 3
+    statement: Alpha reaches 99% accuracy.
+    check: train
+    args: {model: alpha, preset: small, dataset: mnist}
+    expect: {at_least: 99}
+  - id: by-hand
+    cite: §4
+    statement: Not checkable here.
+    unverified: the experiment needs data we do not have
+---
+
+# A mini paper
+"""
+
+
+def _card_project(project: MiniProject) -> MiniProject:
+    project.write("wiki/papers/mini-paper.md", PAPER_CARD)
+    return project
+
+
+@pytest.fixture
+def card_project(project: MiniProject) -> MiniProject:
+    """The mini project with one paper card whose claims depend on different model files."""
+    return _card_project(project)

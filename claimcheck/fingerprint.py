@@ -1,0 +1,238 @@
+"""Claim fingerprints: what a stored verdict depends on, hashed, so staleness is derived.
+
+A fingerprint is the sha256 of canonical JSON (sorted keys, compact separators, UTF-8) of:
+
+* the claim as written: statement, cite, check, args, expect, accept_proxy, tier;
+* ``{relative path: sha256 of the source}`` of every file the check runs:
+  - a custom check (``module.path:function``): its module, the packages above it, and every
+    project module it imports transitively (:func:`claimcheck.references.local_imports`);
+  - a built-in kind: the ``claimcheck/checks/*.py`` module that registers it (and nested kinds of
+    ``ratio``), every ``module:attr`` string inside ``args`` resolved the same way as a custom
+    check, and for ``params``/``shapes``/``train`` the configured ``model_factory`` (and for
+    ``train`` the ``trainer``) with their local imports; registry names reach the model files
+    through the factory module's imports;
+* the claimcheck version and torch's major.minor version, read from package metadata.
+
+Nothing here imports torch or any project module: sources are found with :mod:`ast` and read as
+bytes. A reference that cannot be resolved is recorded as a problem string, so the fingerprint is
+still defined (and changes once the reference is fixed).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claimcheck._version import __version__
+from claimcheck.cards import Claim
+from claimcheck.config import ProjectConfig
+from claimcheck.errors import CheckReferenceError
+from claimcheck.references import (
+    find_module_file,
+    imported_files,
+    is_reference,
+    local_imports,
+    parse_reference,
+    resolve_reference,
+)
+
+if TYPE_CHECKING:
+    from claimcheck.wiki import ClaimRef
+
+MODEL_KINDS = frozenset({"params", "shapes", "train"})
+
+
+def canonical_json(data: Any) -> str:
+    """The one JSON text of ``data`` that is hashed: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def torch_minor() -> str | None:
+    """``"2.13"`` from the installed torch's metadata (torch is not imported), or ``None``."""
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return ".".join(version.split("+")[0].split(".")[:2])
+
+
+def claim_fingerprint(ref: ClaimRef, config: ProjectConfig) -> str:
+    """The fingerprint of one claim (see the module docstring for what it covers)."""
+    return Fingerprinter(config).fingerprint(ref.claim)
+
+
+class Fingerprinter:
+    """Fingerprints the claims of one project, reading each source file at most once.
+
+    Keep one instance for one pass over the wiki (``claimcheck status``, the verify planner);
+    make a new one after files may have changed.
+    """
+
+    def __init__(self, config: ProjectConfig) -> None:
+        self.config = config
+        self._digests: dict[Path, str] = {}
+        self._references: dict[str, tuple[frozenset[Path], str | None]] = {}
+        self._kinds: dict[str, Path] | None = None
+        self._package_root: Path | None = None
+
+    def fingerprint(self, claim: Claim) -> str:
+        """The sha256 hex digest of :meth:`payload`."""
+        return hashlib.sha256(canonical_json(self.payload(claim)).encode("utf-8")).hexdigest()
+
+    def payload(self, claim: Claim) -> dict[str, Any]:
+        """Everything the fingerprint covers, as plain JSON data (useful to see why it changed)."""
+        files: set[Path] = set()
+        problems: list[str] = []
+        for found, problem in self._dependencies(claim):
+            files |= found
+            if problem:
+                problems.append(problem)
+        return {
+            "claim": {
+                "statement": claim.statement,
+                "cite": claim.cite,
+                "check": claim.check,
+                "args": claim.args,
+                "expect": claim.expect.as_mapping() if claim.expect else None,
+                "accept_proxy": claim.accept_proxy,
+                "tier": claim.tier.value if claim.tier else None,
+            },
+            "sources": {self._label(path): self._digest(path) for path in sorted(files)},
+            "problems": sorted(set(problems)),
+            "claimcheck": __version__,
+            "torch": torch_minor(),
+        }
+
+    def _dependencies(self, claim: Claim) -> Iterator[tuple[frozenset[Path], str | None]]:
+        check = claim.check
+        if check is None:
+            return
+        if is_reference(check):
+            yield self._reference(check)
+            return
+        kinds = {check, *_nested_kinds(claim.args)}
+        for kind in sorted(kinds):
+            module = self._builtin_kinds().get(kind)
+            if module is None:
+                yield frozenset(), f"unknown check kind {kind!r}"
+            else:
+                yield self._builtin_module(module)
+        for text in sorted(set(_reference_strings(claim.args))):
+            yield self._reference(text)
+        if kinds & MODEL_KINDS:
+            yield self._reference(self.config.model_factory)
+        if "train" in kinds:
+            yield self._reference(self.config.trainer)
+
+    def _reference(self, text: str) -> tuple[frozenset[Path], str | None]:
+        """The files behind ``module:function``: its module, parent packages and local imports."""
+        if text not in self._references:
+            try:
+                ref = resolve_reference(text, self.config)
+            except CheckReferenceError as exc:
+                self._references[text] = (frozenset(), exc.message)
+            else:
+                files = {ref.file, *local_imports(ref.file, self.config)}
+                parts = ref.module.split(".")
+                for end in range(1, len(parts)):
+                    package = find_module_file(
+                        ".".join(parts[:end]), self.config.import_roots, self.config.root
+                    )
+                    if package is not None:
+                        files.add(package)
+                self._references[text] = (frozenset(files), None)
+        return self._references[text]
+
+    def _builtin_module(self, module: Path) -> tuple[frozenset[Path], str | None]:
+        package = module.parent
+        helpers = imported_files(module, (self._claimcheck_parent(),), package)
+        return frozenset({module, *helpers}), None
+
+    def _claimcheck_parent(self) -> Path:
+        if self._package_root is None:
+            self._builtin_kinds()
+        return self._package_root or Path()
+
+    def _builtin_kinds(self) -> dict[str, Path]:
+        """Kind name -> the ``claimcheck/checks`` module whose ``@register_check`` defines it."""
+        if self._kinds is None:
+            spec = importlib.util.find_spec("claimcheck.checks")  # imports no torch
+            folders = list(spec.submodule_search_locations or []) if spec else []
+            self._kinds = {}
+            for folder in folders:
+                self._package_root = Path(folder).resolve().parent.parent
+                for module in sorted(Path(folder).glob("*.py")):
+                    for kind in _registered_kinds(module):
+                        self._kinds.setdefault(kind, module.resolve())
+        return self._kinds
+
+    def _label(self, path: Path) -> str:
+        for base in (self.config.root, self._package_root):
+            if base is not None and base in path.parents:
+                return path.relative_to(base).as_posix()
+        return path.as_posix()
+
+    def _digest(self, path: Path) -> str:
+        if path not in self._digests:
+            try:
+                self._digests[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                self._digests[path] = "unreadable"
+        return self._digests[path]
+
+
+def _registered_kinds(module: Path) -> list[str]:
+    """Names given to ``@register_check("name", ...)`` in ``module`` (read with ast)."""
+    try:
+        tree = ast.parse(module.read_bytes(), filename=str(module))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    kinds: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and getattr(decorator.func, "id", getattr(decorator.func, "attr", None))
+                == "register_check"
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)
+                and isinstance(decorator.args[0].value, str)
+            ):
+                kinds.append(decorator.args[0].value)
+    return kinds
+
+
+def _walk(value: Any) -> Iterable[Any]:
+    yield value
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _walk(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _walk(item)
+
+
+def _nested_kinds(args: Mapping[str, Any]) -> Iterable[str]:
+    """Kinds named inside args, e.g. ``ratio``'s ``numerator: {kind: params, ...}``."""
+    for value in _walk(args):
+        if isinstance(value, Mapping) and isinstance(value.get("kind"), str):
+            yield value["kind"]
+
+
+def _reference_strings(args: Mapping[str, Any]) -> Iterable[str]:
+    """Every string inside args that reads as ``module.path:attr``."""
+    for value in _walk(args):
+        if isinstance(value, str) and is_reference(value):
+            try:
+                parse_reference(value)
+            except CheckReferenceError:
+                continue
+            yield value

@@ -1,0 +1,125 @@
+"""Fingerprints and staleness: exactly the claims that depend on an edited file change."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from typing import TYPE_CHECKING
+
+import pytest
+
+from claimcheck.fingerprint import Fingerprinter, canonical_json, claim_fingerprint, torch_minor
+from claimcheck.wiki import load_wiki
+
+if TYPE_CHECKING:
+    from conftest import MiniProject
+
+ALL = {"alpha-width", "beta-width", "alpha-params", "alpha-speed", "alpha-accuracy", "by-hand"}
+
+
+def fingerprints(project: MiniProject) -> dict[str, str]:
+    wiki = load_wiki(project.config)
+    assert not wiki.load_errors, [e.one_line() for e in wiki.load_errors]
+    prints = Fingerprinter(project.config)
+    return {ref.claim.id: prints.fingerprint(ref.claim) for ref in wiki.claims()}
+
+
+def changed_after(project: MiniProject, edit: str, text: str = "\n# edited\n") -> set[str]:
+    before = fingerprints(project)
+    project.append(edit, text)
+    after = fingerprints(project)
+    return {claim for claim in before if before[claim] != after[claim]}
+
+
+def test_fingerprint_is_a_stable_sha256(card_project: MiniProject) -> None:
+    first, second = fingerprints(card_project), fingerprints(card_project)
+    assert first == second
+    assert set(first) == ALL
+    assert len(set(first.values())) == len(ALL)
+    assert all(len(value) == 64 and int(value, 16) >= 0 for value in first.values())
+
+
+@pytest.mark.parametrize(
+    ("edited", "stale"),
+    [
+        # alpha_net is imported by the alpha check, and reached by the registry's literal names.
+        ("models/alpha_net.py", {"alpha-width", "alpha-params", "alpha-speed", "alpha-accuracy"}),
+        ("models/beta_net.py", {"beta-width", "alpha-params", "alpha-accuracy"}),
+        ("models/layers.py", ALL - {"by-hand"}),
+        ("models/checks/beta_checks.py", {"beta-width"}),
+        ("models/checks/alpha_checks.py", {"alpha-width", "alpha-speed"}),
+        ("models/registry.py", {"alpha-params", "alpha-accuracy"}),
+        ("models/training.py", {"alpha-accuracy"}),
+        ("models/unrelated.py", set()),
+        ("wiki/papers/mini-paper.md", set()),  # the body, not a claim
+    ],
+)
+def test_editing_a_file_makes_exactly_its_dependents_stale(
+    card_project: MiniProject, edited: str, stale: set[str]
+) -> None:
+    assert changed_after(card_project, edited) == stale
+
+
+def test_editing_expect_makes_only_that_claim_stale(card_project: MiniProject) -> None:
+    before = fingerprints(card_project)
+    card = card_project.root / "wiki/papers/mini-paper.md"
+    text = card.read_text("utf-8")
+    card.write_text(text.replace("{approx: 100, rel_tol: 0.01}", "{approx: 100, rel_tol: 0.02}"))
+    after = fingerprints(card_project)
+    assert {claim for claim in before if before[claim] != after[claim]} == {"alpha-params"}
+
+
+def test_new_import_is_followed(card_project: MiniProject) -> None:
+    card_project.append("models/checks/beta_checks.py", "\nfrom models import unrelated\n")
+    assert changed_after(card_project, "models/unrelated.py") == {"beta-width"}
+
+
+def test_unresolvable_reference_still_has_a_fingerprint(card_project: MiniProject) -> None:
+    card = card_project.root / "wiki/papers/mini-paper.md"
+    card.write_text(card.read_text("utf-8").replace("alpha_checks:_helper", "gamma:factory"))
+    wiki = load_wiki(card_project.config)
+    speed = next(ref for ref in wiki.claims() if ref.claim.id == "alpha-speed")
+    payload = Fingerprinter(card_project.config).payload(speed.claim)
+    assert payload["problems"] == [
+        "check reference 'models.checks.gamma:factory': module 'models.checks.gamma' not found "
+        "under the import roots (.); looked for models/checks/gamma.py and "
+        "models/checks/gamma/__init__.py"
+    ]
+    before = claim_fingerprint(speed, card_project.config)
+    card_project.write("models/checks/gamma.py", "def factory(): ...\n")
+    assert claim_fingerprint(speed, card_project.config) != before
+
+
+def test_payload_lists_sources_by_relative_path(card_project: MiniProject) -> None:
+    wiki = load_wiki(card_project.config)
+    refs = {ref.claim.id: ref for ref in wiki.claims()}
+    prints = Fingerprinter(card_project.config)
+    alpha = prints.payload(refs["alpha-width"].claim)
+    assert sorted(alpha["sources"]) == [
+        "models/__init__.py", "models/alpha_net.py", "models/checks/__init__.py",
+        "models/checks/alpha_checks.py", "models/layers.py",
+    ]
+    params = prints.payload(refs["alpha-params"].claim)["sources"]
+    assert "claimcheck/checks/builtin.py" in params
+    assert "claimcheck/checks/train.py" not in prints.payload(refs["by-hand"].claim)["sources"]
+    assert {"models/registry.py", "models/alpha_net.py", "models/beta_net.py"} <= set(params)
+    train = prints.payload(refs["alpha-accuracy"].claim)["sources"]
+    assert {"claimcheck/checks/train.py", "models/training.py"} <= set(train)
+    assert alpha["torch"] == torch_minor()
+    assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
+
+
+@pytest.mark.parametrize("package", ["torch", "claimcheck"])
+def test_tool_and_torch_versions_are_covered(
+    card_project: MiniProject, monkeypatch: pytest.MonkeyPatch, package: str
+) -> None:
+    before = fingerprints(card_project)
+    if package == "torch":
+        real = importlib.metadata.version
+        monkeypatch.setattr(
+            importlib.metadata, "version",
+            lambda name: "99.1.0" if name == "torch" else real(name),
+        )
+    else:
+        monkeypatch.setattr("claimcheck.fingerprint.__version__", "99.0.0")
+    after = fingerprints(card_project)
+    assert {claim for claim in before if before[claim] != after[claim]} == ALL
