@@ -83,6 +83,14 @@ class _InvertedCapsuleLayer(nn.Module):
     def _route(self, votes: Tensor, parent_poses: Tensor | None) -> RoutingResult:
         return inverted_dot_product_routing(votes, parent_poses, self.norm, self.scale, self.drop)
 
+    def _uniform(self, vote_sum: Tensor, children: int) -> RoutingResult:
+        """First pass from Σ_i v_ij (B, j, e), computed without forming the votes: every
+        r_ij = 1/n_parents, so p_j = LayerNorm(Σ_i v_ij / n_parents), as in Procedure 1."""
+        batch, parents, _ = vote_sum.shape
+        poses = self.norm(self.drop(vote_sum / parents))
+        coupling = vote_sum.new_full((1, 1, 1), 1.0 / parents).expand(batch, children, parents)
+        return RoutingResult(poses, coupling)
+
 
 class InvertedDotProductRouting(_InvertedCapsuleLayer):
     """Fully connected capsule layer with inverted dot-product attention routing.
@@ -128,7 +136,16 @@ class InvertedDotProductRouting(_InvertedCapsuleLayer):
         return votes.flatten(-2)
 
     def route(self, children: Tensor, parents: Tensor | None = None) -> RoutingResult:
-        return self._route(self.votes(children), parents)
+        if parents is not None:
+            return self._route(self.votes(children), parents)
+        if children.dim() == 5:
+            children = children.flatten(1, 3)
+        if self.matrix_pose:
+            poses = children.unflatten(-1, (self.side, self.side))  # (B, i, a, x)
+            vote_sum = torch.einsum("biax,jixe->bjae", poses, self.weight).flatten(-2)
+        else:
+            vote_sum = torch.einsum("bid,jide->bje", children, self.weight)
+        return self._uniform(vote_sum, children.shape[1])
 
     def forward(self, children: Tensor, parents: Tensor | None = None) -> Tensor:
         result = self.route(children, parents)
@@ -195,7 +212,7 @@ class ConvInvertedDotProductRouting(_InvertedCapsuleLayer):
         )
 
     def votes(self, children: Tensor) -> Tensor:
-        """(B, n_in, H, W, d_in) -> votes (B·h·w, n_out, n_in·k·k, d_out) and the grid (h, w)."""
+        """(B, n_in, H, W, d_in) -> votes (B·h·w, n_out, n_in·k·k, d_out), children (n, k, l)."""
         windows = expand_windows(children, self.kernel, self.stride, self.input_expansion)
         if self.matrix_pose:
             poses = windows.unflatten(-1, (self.side, self.side))  # (B, n, k, l, h, w, a, x)
@@ -204,14 +221,26 @@ class ConvInvertedDotProductRouting(_InvertedCapsuleLayer):
             votes = torch.einsum("bnklhwd,mnklde->bhwmnkle", windows, self.weight)
         return votes.flatten(4, 6).flatten(0, 2)
 
+    def _vote_sum(self, children: Tensor) -> Tensor:
+        """Σ_i v_ij over each window: (B, n_in, H, W, d_in) -> (B·h·w, n_out, d_out)."""
+        windows = expand_windows(children, self.kernel, self.stride, self.input_expansion)
+        if self.matrix_pose:
+            poses = windows.unflatten(-1, (self.side, self.side))
+            total = torch.einsum("bnklhwax,mnklxe->bhwmae", poses, self.weight).flatten(-2)
+        else:
+            total = torch.einsum("bnklhwd,mnklde->bhwme", windows, self.weight)
+        return total.flatten(0, 2)
+
     def route(self, children: Tensor, parents: Tensor | None = None) -> RoutingResult:
         batch, _, height, width, _ = children.shape
         rows = (height - self.kernel) // self.stride + 1
         cols = (width - self.kernel) // self.stride + 1
-        flat_parents = None
         if parents is not None:  # (B, m, h, w, e) -> (B·h·w, m, e)
             flat_parents = parents.permute(0, 2, 3, 1, 4).flatten(0, 2)
-        poses, coupling = self._route(self.votes(children), flat_parents)
+            poses, coupling = self._route(self.votes(children), flat_parents)
+        else:
+            window = self.n_in * self.kernel * self.kernel
+            poses, coupling = self._uniform(self._vote_sum(children), window)
         poses = poses.view(batch, rows, cols, self.n_out, self.d_out).permute(0, 3, 1, 2, 4)
         return RoutingResult(poses, coupling.view(batch, rows, cols, *coupling.shape[1:]))
 
