@@ -96,7 +96,7 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int, int]:
     return (B, config.in_channels, size, size)
 
 
-@pytest.mark.parametrize(("key", "stages"), list(STAGES.items()), ids=lambda v: "/".join(v) if isinstance(v, tuple) else "")
+@pytest.mark.parametrize(("key", "stages"), list(STAGES.items()), ids=["/".join(k) for k in STAGES])
 def test_stage_shapes(key, stages):
     torch.manual_seed(0)
     model = build_model(*key)
