@@ -1,5 +1,100 @@
-"""claimcheck: keep an ML knowledge wiki honest by tying every cited claim to a check."""
+"""claimcheck: keep an ML knowledge wiki honest by tying every cited claim to a check.
+
+The public API is re-exported here; the work lives in small private-by-convention modules.
+Importing claimcheck never imports torch.
+"""
 
 from claimcheck._version import __version__
+from claimcheck.cards import (
+    Claim,
+    CodeLink,
+    ConceptCard,
+    Expect,
+    PaperCard,
+    Resources,
+    Status,
+    Tier,
+)
+from claimcheck.checks.api import (
+    BuiltinCheck,
+    CheckContext,
+    DataUnavailable,
+    Evidence,
+    Fidelity,
+    builtin_kinds,
+    get_builtin,
+    register_check,
+    unknown_kind_message,
+)
+from claimcheck.citations import (
+    Citation,
+    CitationProblem,
+    CitationSyntaxError,
+    parse_citation,
+    scan_citations,
+)
+from claimcheck.config import ProjectConfig, load_config
+from claimcheck.errors import (
+    CardError,
+    CheckReferenceError,
+    ClaimcheckError,
+    ConfigError,
+    StoreError,
+    UsageError,
+)
+from claimcheck.loader import LoadedCard, load_card
+from claimcheck.locators import Locator, LocatorError, LocatorKind, parse_locator
+from claimcheck.verdict import Judgement, Verdict, describe_expect, format_value, judge, unverified
+from claimcheck.wiki import ClaimRef, Wiki, card_files, is_card, load_cards, load_wiki
 
-__all__ = ["__version__"]
+__all__ = [
+    "BuiltinCheck",
+    "CardError",
+    "CheckContext",
+    "CheckReferenceError",
+    "Citation",
+    "CitationProblem",
+    "CitationSyntaxError",
+    "Claim",
+    "ClaimRef",
+    "ClaimcheckError",
+    "CodeLink",
+    "ConceptCard",
+    "ConfigError",
+    "DataUnavailable",
+    "Evidence",
+    "Expect",
+    "Fidelity",
+    "Judgement",
+    "LoadedCard",
+    "Locator",
+    "LocatorError",
+    "LocatorKind",
+    "PaperCard",
+    "ProjectConfig",
+    "Resources",
+    "Status",
+    "StoreError",
+    "Tier",
+    "UsageError",
+    "Verdict",
+    "Wiki",
+    "__version__",
+    "builtin_kinds",
+    "card_files",
+    "describe_expect",
+    "format_value",
+    "get_builtin",
+    "is_card",
+    "judge",
+    "load_card",
+    "load_cards",
+    "load_config",
+    "load_wiki",
+    "parse_citation",
+    "parse_locator",
+    "register_check",
+    "scan_citations",
+    "unknown_kind_message",
+    "unverified",
+]

@@ -52,8 +52,10 @@ def _lint(ns: argparse.Namespace) -> int:
         for f in findings:
             print(f.as_text())
         counts = {level: sum(f.level is level for f in findings) for level in Level}
-        print(f"{len(wiki.cards)} card(s): {counts[Level.ERROR]} error(s), "
-              f"{counts[Level.WARNING]} warning(s), {counts[Level.INFO]} info", file=sys.stderr)
+        if sys.stderr.isatty():
+                print(f"{len(wiki.cards)} card(s): {counts[Level.ERROR]} error(s), "
+                  f"{counts[Level.WARNING]} warning(s), {counts[Level.INFO]} info",
+                  file=sys.stderr)
     has_errors = any(f.level is Level.ERROR for f in findings)
     return ExitCode.CHECK_ERRORS if has_errors else ExitCode.OK
 
@@ -88,8 +90,22 @@ def _lazy(module: str, function: str) -> Handler:
     return handler
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (subcommands lint, new, schema, verify, status, report)."""
+_HEAVY_COMMANDS = {
+    "verify": ("run stale checks and print verdicts", "claimcheck.verify_cli",
+               "configure_verify_parser", "run_verify"),
+    "status": ("print stored verdicts; runs nothing", "claimcheck.verify_cli",
+               "configure_status_parser", "run_status"),
+    "report": ("one-file HTML or Markdown report", "claimcheck.site.report",
+               "configure_report_parser", "run_report"),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (subcommands lint, new, schema, verify, status, report).
+
+    The engine and the site are imported only when ``command`` is one of theirs, so that
+    ``claimcheck lint`` stays light.
+    """
     parser = _Parser(prog="claimcheck", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -113,18 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--output", "-o", help="write to this file instead of stdout")
     schema.set_defaults(handler=_schema)
 
-    from claimcheck.site.report import configure_report_parser
-    from claimcheck.verify_cli import configure_status_parser, configure_verify_parser
-
-    verify = commands.add_parser("verify", help="run stale checks and print verdicts")
-    configure_verify_parser(verify)
-    verify.set_defaults(handler=_lazy("claimcheck.verify_cli", "run_verify"))
-    status = commands.add_parser("status", help="print stored verdicts; runs nothing")
-    configure_status_parser(status)
-    status.set_defaults(handler=_lazy("claimcheck.verify_cli", "run_status"))
-    report = commands.add_parser("report", help="one-file HTML or Markdown report")
-    configure_report_parser(report)
-    report.set_defaults(handler=_lazy("claimcheck.site.report", "run_report"))
+    for name, (text, module, configure, run) in _HEAVY_COMMANDS.items():
+        sub = commands.add_parser(name, help=text)
+        if name == command:
+            getattr(__import__(module, fromlist=[configure]), configure)(sub)
+        sub.set_defaults(handler=_lazy(module, run))
     return parser
 
 
@@ -133,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in arguments
     try:
-        ns = build_parser().parse_args(arguments)
+        command = next((a for a in arguments if not a.startswith("-")), None)
+        ns = build_parser(command).parse_args(arguments)
         code: int = ns.handler(ns)
         return int(code)
     except ClaimcheckError as error:

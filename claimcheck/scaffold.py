@@ -46,8 +46,9 @@ updated_at: {today.isoformat()}
 ---
 ## Overview
 
-Explain the idea here. End each sentence that a paper backs with a citation such as
-`[arxiv:ID §3.1]`, and list the cited ids under `papers:`.
+Explain the idea here. End each sentence that a paper backs with a citation: in square
+brackets, `arxiv:`, the paper's id, a space and a locator such as `§3.1` or `tab. 2`. List the
+cited ids under `papers:`.
 """
 
 
