@@ -12,13 +12,21 @@ from mkdocs.config import load_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = Path(__file__).parent / "golden"
+SHIM = Path(__file__).resolve().parents[2] / "wiki" / "javascripts" / "iframe-worker-shim.js"
 _VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr"}
 
 
 def copy_fixture(name: str, destination: Path) -> Path:
-    """A fresh copy of a fixture project (so builds and stores never touch the repository)."""
+    """A fresh copy of a fixture project (so builds and stores never touch the repository).
+
+    The repository's vendored iframe-worker shim is copied in too, as the fixtures' mkdocs.yml
+    lists it in ``extra.polyfills`` for search from ``file://``.
+    """
     target = destination / name
     shutil.copytree(FIXTURES / name, target)
+    scripts = target / "wiki" / "javascripts"
+    scripts.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SHIM, scripts / SHIM.name)
     return target
 
 

@@ -9,10 +9,10 @@ import pytest
 from site_html import build_site, check_golden, copy_fixture, plugin_fragments
 
 PAGES = {
-    "concept": "concepts/routing/index.html",
-    "paper": "papers/routing-paper/index.html",
-    "dashboard": "claims-dashboard/index.html",
-    "legend": "claims-legend/index.html",
+    "concept": "concepts/routing.html",
+    "paper": "papers/routing-paper.html",
+    "dashboard": "claims-dashboard.html",
+    "legend": "claims-legend.html",
     "home": "index.html",
 }
 
@@ -32,15 +32,15 @@ def test_without_store_matches_golden(unrun_site: Path, page: str, update_golden
 def test_without_store_every_citation_is_never_run(unrun_site: Path) -> None:
     html = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
     badges = re.findall(r'class="cc-badge cc-badge--(\w+)[^"]*" tabindex="0"', html)
-    assert badges == ["unverified"] * 5
-    assert html.count("reason: never run") == 4
+    assert badges == ["unverified"] * 6
+    assert html.count("reason: never run") == 5
     assert html.count("unverified: no claim registered at this locator") == 2
 
 
 def test_citation_links_to_claim_anchor(unrun_site: Path) -> None:
     concept = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
-    assert 'href="../../papers/routing-paper/#claim-params"' in concept
-    assert 'href="../../papers/routing-paper/#claim-divisor"' in concept
+    assert 'href="../papers/routing-paper.html#claim-params"' in concept
+    assert 'href="../papers/routing-paper.html#claim-divisor"' in concept
     paper = (unrun_site / PAGES["paper"]).read_text(encoding="utf-8")
     assert '<tr id="claim-params"' in paper and '<tr id="claim-divisor"' in paper
 

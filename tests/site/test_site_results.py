@@ -1,0 +1,87 @@
+"""The plugin with a results store: verdict badges, aggregation, stale markers, curves, strictness."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import Abort
+from site_html import build_site, check_golden, copy_fixture, plugin_fragments
+from store_fixture import MINISITE_RESULTS, write_results
+
+PAGES = {
+    "concept": "concepts/routing.html",
+    "paper": "papers/routing-paper.html",
+    "dashboard": "claims-dashboard.html",
+}
+
+
+@pytest.fixture(scope="module")
+def stored_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini-site with a store: params verified, accuracy contradicted, speed stale."""
+    project = copy_fixture("minisite", tmp_path_factory.mktemp("stored"))
+    write_results(project, MINISITE_RESULTS)
+    return project
+
+
+@pytest.fixture(scope="module")
+def stored_site(stored_project: Path) -> Path:
+    return build_site(stored_project)
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_with_store_matches_golden(stored_site: Path, page: str, update_goldens: bool) -> None:
+    html = (stored_site / PAGES[page]).read_text(encoding="utf-8")
+    check_golden(f"stored-{page}.html", plugin_fragments(html), update_goldens)
+
+
+def _citation_verdicts(html: str) -> list[tuple[str, bool]]:
+    return [
+        (verdict, bool(stale))
+        for verdict, stale in re.findall(
+            r'class="cc-badge cc-badge--(\w+)( cc-badge--stale)?" tabindex="0"', html
+        )
+    ]
+
+
+def test_worst_verdict_wins_and_stale_is_marked(stored_site: Path) -> None:
+    html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
+    assert _citation_verdicts(html) == [
+        ("contradicted", False),  # tab. 2: params verified + accuracy contradicted
+        ("unverified", False),  # eq. 5: an unverified-by-design claim
+        ("verified", True),  # tab. 3: speed, stored under another fingerprint
+        ("unverified", False),  # §9: no claim there
+        ("unverified", False),  # a paper without a card
+        ("contradicted", False),  # the table cell
+    ]
+    assert "98.93" in html and "161,824" in html
+    assert 'href="../papers/routing-paper.html#claim-accuracy"' in html
+
+
+def test_concept_strip_counts_cited_claims(stored_site: Path) -> None:
+    html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
+    strip = html[html.index('class="cc-strip"') :]
+    strip = strip[: strip.index("</div>")]
+    found = re.findall(r"</span> (\d+) (verified|contradicted|unverified|stale)", strip)
+    values = {name: int(number) for number, name in found}
+    assert values == {"verified": 2, "contradicted": 1, "unverified": 3, "stale": 1}
+
+
+def test_training_curve_is_copied_into_the_site(stored_site: Path) -> None:
+    curve = stored_site / "claimcheck" / "artifacts" / "2101.12491__accuracy.svg"
+    assert curve.read_text(encoding="utf-8").startswith("<svg")
+    paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert '<img src="../claimcheck/artifacts/2101.12491__accuracy.svg"' in paper
+
+
+def test_store_text_is_escaped(stored_site: Path) -> None:
+    paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert "<img src=x" not in paper and "<script>alert" not in paper
+    assert "&lt;img src=x onerror=&#34;alert(&#39;reason&#39;)&#34;&gt;" in paper
+
+
+def test_strict_verdicts_turns_stale_claims_into_warnings(stored_project: Path) -> None:
+    with pytest.raises(Abort):
+        build_site(stored_project, strict_verdicts=True)
+    build_site(stored_project, strict_verdicts=False)
