@@ -71,6 +71,8 @@ class TaskEvent:
 
 
 Listener = Callable[[TaskEvent], None]
+STARTUP_TIMEOUT_S = 600.0
+"""How long a fresh worker may take to import torch and report a task started."""
 
 
 class Executor(Protocol):
@@ -168,19 +170,36 @@ class _Slot:
     process: BaseProcess
     connection: Connection
     task: Task | None = None
-    started: float = 0.0
+    sent: float = 0.0
+    started: float | None = None  # when the worker reported the task started
+
+    def deadline(self) -> float | None:
+        """When the running task times out (a task still waiting on worker start-up: later)."""
+        if self.task is None:
+            return None
+        if self.started is None:
+            return self.sent + STARTUP_TIMEOUT_S
+        return None if self.task.timeout_s is None else self.started + self.task.timeout_s
+
+
+def default_start_method() -> str:
+    """``forkserver`` where the platform has it (workers fork from a server that has imported
+    torch once, so a replaced worker starts in milliseconds), else ``spawn``."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 @dataclass
 class LocalExecutor:
-    """A pool of ``jobs`` worker processes on this machine ("spawn" start method).
+    """A pool of ``jobs`` worker processes on this machine.
 
     A worker is reused for the next task while it stays healthy, and replaced after a timeout
-    or a death. torch threads per worker default to the CPU count divided by ``jobs``.
+    or a death. A task's timeout counts from the moment its worker starts it, so a worker's
+    start-up (spawning, importing torch) never eats into a check's time.
+    torch threads per worker default to the CPU count divided by ``jobs``.
     """
 
     jobs: int = 1
-    start_method: str = "spawn"
+    start_method: str = field(default_factory=default_start_method)
     threads: int | None = None
     _slots: list[_Slot] = field(default_factory=list, init=False, repr=False)
 
@@ -189,12 +208,15 @@ class LocalExecutor:
         if self.jobs < 1:
             raise ValueError("jobs must be at least 1")
         context = multiprocessing.get_context(self.start_method)
+        if self.start_method == "forkserver":
+            # Importing torch does not initialise CUDA, so forked workers may still use it.
+            context.set_forkserver_preload(["claimcheck.executor", "torch"])
         threads = self.threads or max(1, (os.cpu_count() or 1) // self.jobs)
         waiting = deque(tasks)
         try:
             while waiting or any(slot.task is not None for slot in self._slots):
                 while waiting and (slot := self._idle_slot(context, threads)) is not None:
-                    slot.task, slot.started = waiting.popleft(), time.monotonic()
+                    slot.task, slot.sent, slot.started = waiting.popleft(), time.monotonic(), None
                     slot.connection.send(slot.task)
                 yield from self._collect(listener)
         finally:
@@ -218,11 +240,7 @@ class LocalExecutor:
 
     def _collect(self, listener: Listener) -> Iterator[Outcome]:
         busy = [slot for slot in self._slots if slot.task is not None]
-        deadlines = [
-            slot.started + slot.task.timeout_s
-            for slot in busy
-            if slot.task is not None and slot.task.timeout_s is not None
-        ]
+        deadlines = [d for d in (slot.deadline() for slot in busy) if d is not None]
         pause = max(0.0, min(deadlines) - time.monotonic()) if deadlines else 1.0
         ready = wait([slot.connection for slot in busy], timeout=min(pause, 1.0))
         for slot in busy:
@@ -232,11 +250,15 @@ class LocalExecutor:
                     yield outcome
         now = time.monotonic()
         for slot in busy:
-            task = slot.task
+            task, deadline = slot.task, slot.deadline()
             if task is None:
                 continue
-            if task.timeout_s is not None and now - slot.started > task.timeout_s:
-                yield self._fail(slot, task, f"timed out after {task.timeout_s:g} s")
+            if deadline is not None and now > deadline:
+                if slot.started is None:
+                    reason = f"worker did not start within {STARTUP_TIMEOUT_S:g} s"
+                else:
+                    reason = f"timed out after {task.timeout_s:g} s"
+                yield self._fail(slot, task, reason)
             elif not slot.process.is_alive() and not slot.connection.poll():
                 died = f"worker died ({describe_exit(slot.process.exitcode)})"
                 yield self._fail(slot, task, died)
@@ -254,13 +276,15 @@ class LocalExecutor:
                 outcome: Outcome = message[1]
                 return outcome
             if message[0] == "start":
+                slot.started = time.monotonic()
                 listener(TaskEvent(message[1], "started"))
             else:
                 listener(TaskEvent(message[1], message[2], message[3]))
         return None
 
     def _fail(self, slot: _Slot, task: Task, reason: str) -> Outcome:
-        duration = time.monotonic() - slot.started
+        duration = time.monotonic() - (slot.started or slot.sent)
+        slot.task = None
         self._stop(slot)
         self._slots.remove(slot)
         return Outcome(task.key, None, reason, error=reason, errored=True, duration_s=duration)

@@ -122,9 +122,9 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         for column in ("claim", "verdict", "measured", "expected", "card", "reason"):
             table.add_column(column, overflow="fold")
         for row in problems:
-            verdict = "errored" if row.errored else row.verdict
+            label = "errored" if row.errored else row.verdict
             table.add_row(
-                row.claim, f"[red]{verdict}[/]", format_value(row.measured),
+                row.claim, f"[red]{label}[/]", format_value(row.measured),
                 expected_text(row.expected), row.where(), row.reason,
             )
         console.print(table)
@@ -192,3 +192,24 @@ def junit_xml(rows: list[ClaimRow]) -> str:
         suite.set(key, str(tallies[key]))
     body = ElementTree.tostring(suite, encoding="unicode")
     return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
+
+
+def render_status(rows: list[ClaimRow], out: TextIO) -> None:
+    """``claimcheck status`` as text: every claim with its stored verdict and a stale marker."""
+    console = Console(file=out, highlight=False, soft_wrap=False)
+    table = Table(title="stored verdicts", title_justify="left")
+    for column in ("claim", "verdict", "measured", "expected", "card"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
+        if row.stale:
+            verdict += " [yellow](stale)[/]"
+        table.add_row(
+            row.claim, verdict, format_value(row.measured) if row.measured is not None else "-",
+            expected_text(row.expected), row.where(),
+        )
+    console.print(table)
+    counts = Counter(row.verdict for row in rows)
+    stale = sum(row.stale for row in rows)
+    summary = ", ".join(f"{counts[v.value]} {v.value}" for v in Verdict)
+    console.print(f"{len(rows)} claim(s): {summary}; {stale} stale")

@@ -116,15 +116,21 @@ def count_parameters(ctx: CheckContext) -> Evidence:
     return Evidence(measured=counted, details=details)
 
 
-def _first_tensor(output: Any, field: str | None) -> torch.Tensor:
+def _first_tensor(output: Any, field: str | int | None) -> torch.Tensor:
     import torch
 
-    if field is not None:
+    if isinstance(field, int) and isinstance(output, (tuple, list)):
+        if not -len(output) <= field < len(output):
+            raise ValueError(f"args.field {field} is out of range for {len(output)} outputs")
+        return _first_tensor(output[field], None)
+    if isinstance(field, str):
         if isinstance(output, Mapping):
             return _first_tensor(output[field], None)
         if not hasattr(output, field):
             raise ValueError(f"the module output ({type(output).__name__}) has no field {field!r}")
         return _first_tensor(getattr(output, field), None)
+    if field is not None:
+        raise ValueError(f"args.field must be a name or a tuple index, got {field!r}")
     if isinstance(output, torch.Tensor):
         return output
     if dataclasses.is_dataclass(output) and not isinstance(output, type):
@@ -146,9 +152,9 @@ def trace_shape(ctx: CheckContext) -> Evidence:
     """The output shape of a (sub)module for an input of a given shape.
 
     Args: the model, ``input: [B, C, H, W]``, ``module`` (dotted name; default the whole model),
-    ``fill`` (``randn`` seeded with the run's seed, or ``zeros``), ``field`` (pick a named field
-    of a tuple/dataclass/dict output; default its first tensor), ``index`` (report one
-    dimension). Measured: a list of ints, or one int with ``index``.
+    ``fill`` (``randn`` seeded with the run's seed, or ``zeros``), ``field`` (a field name of a
+    dataclass/dict output or an index into a tuple output; default: its first tensor),
+    ``index`` (report one dimension). Measured: a list of ints, or one int with ``index``.
     """
     import torch
 
@@ -174,8 +180,7 @@ def trace_shape(ctx: CheckContext) -> Evidence:
         handle.remove()
     if not captured:
         raise RuntimeError(f"submodule {name!r} was not called by the model's forward")
-    field = ctx.args.get("field")
-    dims = list(_first_tensor(captured[0], None if field is None else str(field)).shape)
+    dims = list(_first_tensor(captured[0], ctx.args.get("field")).shape)
     where = f"{name or type(model).__name__} output for input {shape}: {dims}"
     if len(captured) > 1:
         where += f" (first of {len(captured)} calls)"

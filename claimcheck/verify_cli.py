@@ -1,0 +1,213 @@
+"""The ``claimcheck verify`` and ``claimcheck status`` commands (wired in by ``claimcheck.cli``).
+
+``verify`` runs every selected check that is missing or stale in worker processes, shows a rich
+progress display on stderr (overall progress, plus a line per running check fed by its
+``ctx.progress`` messages), then prints the report on stdout in the chosen ``--format``.
+``status`` prints the stored verdicts with stale markers; it runs nothing and imports no torch.
+
+Exit codes (:class:`~claimcheck.exitcodes.ExitCode`) are a function of the selected claims'
+results: 1 if any check errored, timed out or died; else 3 if ``--fail-on contradicted`` and any
+claim is contradicted; else 0. Usage errors (bad option, missing path, a card that does not
+load: one line per card) give 2; Ctrl-C gives 130 after keeping the finished results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from claimcheck.config import load_config
+from claimcheck.errors import ClaimcheckError, UsageError
+from claimcheck.executor import TaskEvent
+from claimcheck.exitcodes import ExitCode
+from claimcheck.output import ClaimRow, OutputFormat, render, render_status
+from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
+from claimcheck.wiki import Wiki
+
+_MARKS = {"verified": "[green]✓[/]", "contradicted": "[red]✗[/]", "unverified": "[yellow]?[/]"}
+
+
+def _positive(kind: type[int] | type[float]) -> type[int] | type[float]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse  # type: ignore[return-value]
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", nargs="?", help="wiki folder or card file (default: the wiki)")
+    parser.add_argument(
+        "--format", choices=[f.value for f in OutputFormat], default="text",
+        help="report format on stdout (default: text)",
+    )
+    parser.add_argument(
+        "--only", metavar="PATTERN",
+        help="fnmatch pattern on the claim's global id, the arXiv id or the card slug",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
+    )
+
+
+def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``claimcheck verify`` to ``parser``."""
+    _add_common(parser)
+    parser.add_argument("--budget", choices=BUDGETS, default="smoke",
+                        help="training budget (default: smoke)")
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                        help="auto: cuda when torch sees one, else cpu")
+    parser.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
+                        help="per-check limit (default by tier: 120 s; train longer)")
+    parser.add_argument("--jobs", "-j", type=_positive(int), default=1,
+                        help="worker processes (default: 1)")
+    parser.add_argument("--force", action="store_true", help="re-run even fresh results")
+    parser.add_argument("--fail-on", choices=["contradicted"],
+                        help="exit 3 when a claim is contradicted")
+    parser.add_argument("--seed", type=int, default=0, help="seed handed to every check")
+
+
+def configure_status_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``claimcheck status`` to ``parser``."""
+    _add_common(parser)
+
+
+def _load(path_text: str | None) -> Wiki:
+    from claimcheck.wiki import card_files, load_cards, load_wiki
+
+    target = Path(path_text) if path_text else None
+    if target is not None and not target.exists():
+        raise UsageError(f"{target}: no such file or folder")
+    config = load_config(target)
+    if target is not None and target.is_file():
+        return load_cards(config, card_files(target))
+    return load_wiki(config, target)
+
+
+def _load_or_report(path_text: str | None) -> Wiki | None:
+    try:
+        wiki = _load(path_text)
+    except ClaimcheckError as error:
+        print(error.one_line(), file=sys.stderr)
+        return None
+    for problem in wiki.load_errors:
+        print(problem.one_line(), file=sys.stderr)
+    return None if wiki.load_errors else wiki
+
+
+class ProgressDisplay:
+    """Rich progress on stderr: an overall bar and one line per running check."""
+
+    def __init__(self, console: Console, echo: bool) -> None:
+        self.console = console
+        self.echo = echo
+        self.progress = Progress(
+            TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/"
+            "{task.total:.0f}", style="dim"), TimeElapsedColumn(),
+            console=console, transient=True,
+        )
+        self.overall: TaskID | None = None
+        self.running: dict[str, tuple[TaskID, float]] = {}
+
+    def __enter__(self) -> ProgressDisplay:
+        self.progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.progress.stop()
+
+    def planned(self, total: int, device: str | None) -> None:
+        """Show the overall bar (nothing when every result is fresh)."""
+        if total:
+            self.overall = self.progress.add_task(f"verify on {device}", total=total)
+
+    def task_event(self, event: TaskEvent) -> None:
+        """Start a check's line, or update it with its own progress message."""
+        if event.key not in self.running:
+            task = self.progress.add_task(f"  {event.key}", total=None)
+            self.running[event.key] = (task, time.monotonic())
+        task, _ = self.running[event.key]
+        if event.message != "started":
+            fraction = event.fraction
+            self.progress.update(
+                task, description=f"  {event.key}: {event.message}",
+                total=None if fraction is None else 1.0,
+                completed=0.0 if fraction is None else fraction,
+            )
+
+    def finished(self, row: ClaimRow) -> None:
+        """Advance the overall bar and echo the verdict above the display."""
+        entry = self.running.pop(row.claim, None)
+        if entry is not None:
+            self.progress.remove_task(entry[0])
+        if self.overall is not None:
+            self.progress.advance(self.overall)
+        if self.echo:
+            label = "errored" if row.errored else row.verdict
+            self.console.print(
+                f"{_MARKS[row.verdict]} {row.claim} {label} ({row.duration_s or 0:.2f} s)"
+                + (f": {row.reason}" if row.reason else ""), highlight=False,
+            )
+
+
+def run_verify(ns: argparse.Namespace) -> int:
+    """``claimcheck verify``: run what is stale, print the report, return the exit code."""
+    wiki = _load_or_report(ns.path)
+    if wiki is None:
+        return ExitCode.USAGE
+    options = RunOptions(
+        budget=ns.budget, device=ns.device, timeout_s=ns.timeout, jobs=ns.jobs,
+        force=ns.force, only=ns.only, seed=ns.seed,
+    )
+    style = OutputFormat(ns.format)
+    console = Console(stderr=True, highlight=False)
+    if console.is_terminal:
+        with ProgressDisplay(console, echo=style is OutputFormat.TEXT) as display:
+            report = verify(wiki, options, display)
+    else:
+        report = verify(wiki, options)
+    render(report.rows, style, sys.stdout, debug=getattr(ns, "debug", False))
+    if report.interrupted:
+        print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    if any(row.errored for row in report.rows):
+        return ExitCode.CHECK_ERRORS
+    if ns.fail_on == "contradicted" and report.contradicted:
+        return ExitCode.CONTRADICTED
+    return ExitCode.OK
+
+
+def run_status(ns: argparse.Namespace) -> int:
+    """``claimcheck status``: print stored verdicts with stale markers; runs nothing."""
+    from claimcheck.status import collect_status
+    from claimcheck.store import ResultStore
+
+    wiki = _load_or_report(ns.path)
+    if wiki is None:
+        return ExitCode.USAGE
+    store = ResultStore(wiki.config.results)
+    rows = [
+        stored_row(status, wiki) for status in collect_status(wiki, store)
+        if matches(status.ref, ns.only)
+    ]
+    style = OutputFormat(ns.format)
+    if style is OutputFormat.TEXT:
+        render_status(rows, sys.stdout)
+    else:
+        render(rows, style, sys.stdout)
+    return ExitCode.OK
