@@ -1,0 +1,68 @@
+"""Real (small) training runs: determinism and the train check end to end. Marked slow."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from models.training import run_training
+
+pytestmark = pytest.mark.slow
+
+TINY = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
+        "train_size": 160, "eval_size": 100, "epochs": 1}
+
+
+def context(seed: int = 0, messages: list[str] | None = None) -> Any:
+    sink = messages if messages is not None else []
+    return SimpleNamespace(budget="smoke", device="cpu", seed=seed,
+                           progress=lambda message, fraction: sink.append(message))
+
+
+def test_cpu_training_is_deterministic_for_a_seed() -> None:
+    first = run_training(TINY, context())
+    second = run_training(TINY, context())
+    other = run_training(TINY, context(seed=1))
+    losses = [[row["loss"] for row in c["epochs"]] for c in first["curves"]]
+    assert losses == [[row["loss"] for row in c["epochs"]] for c in second["curves"]]
+    assert first["per_seed"] == second["per_seed"]
+    assert losses != [[row["loss"] for row in c["epochs"]] for c in other["curves"]]
+
+
+def test_result_names_data_schedule_seeds_device_and_progress() -> None:
+    messages: list[str] = []
+    result = run_training({**TINY, "seeds": 2}, context(messages=messages))
+    assert result["seeds"] == [0, 1] and len(result["per_seed"]) == 2
+    assert result["data"]["name"] == "mnist-5k" and "training split" in result["data"]["origin"]
+    assert result["schedule"]["name"] == "official" and result["schedule"]["batch_size"] == 16
+    assert result["device"] == "cpu" and result["fidelity"] == "proxy"
+    assert result["images_per_second"] > 0
+    assert any("loss" in m and "accuracy" in m for m in messages)
+
+
+def test_multimnist_run_uses_two_labels() -> None:
+    spec = {"model": "efficient_capsnet", "preset": "multimnist", "dataset": "multimnist-5k",
+            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error"}
+    result = run_training(spec, context())
+    assert 0.0 <= result["per_seed"][0] <= 100.0
+    assert result["data"]["name"] == "multimnist(mnist-5k)"
+
+
+def test_train_check_end_to_end_with_the_project_trainer(tmp_path: Path) -> None:
+    from claimcheck.checks.api import CheckContext
+    from claimcheck.checks.train import train_check
+    from claimcheck.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2])
+    ctx = CheckContext(args=TINY, device="cpu", budget="smoke", seed=0,
+                       scratch=tmp_path, root=config.root, config=config)
+    evidence = train_check(ctx)
+    assert isinstance(evidence.measured, float) and 0.0 < evidence.measured <= 100.0
+    curve = json.loads((tmp_path / "curve.json").read_text(encoding="utf-8"))
+    assert curve["curves"][0]["epochs"][0]["epoch"] == 1
+    assert ET.parse(tmp_path / "curve.svg").getroot().tag.endswith("svg")
