@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from claimcheck.cards import Claim, PaperCard
@@ -24,7 +25,7 @@ class ClaimRef:
     card: LoadedCard
     line: int
 
-    @property
+    @cached_property
     def locators(self) -> list[Locator]:
         """The claim's parsed locators (malformed ones are left out; lint reports them)."""
         parsed: list[Locator] = []
