@@ -1,0 +1,95 @@
+"""The per-check memory ceiling (claimcheck/limits.py), exercised in child processes only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from claimcheck.limits import (
+    DEFAULT_MEMORY_LIMIT_GB,
+    ENV_MEMORY_LIMIT,
+    MemoryLimitError,
+    memory_limit_bytes,
+    memory_limit_for_device,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+GIB = 1024**3
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="no RLIMIT_AS on Windows")
+
+
+def _child(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, capture_output=True,
+        text=True, timeout=60, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_default_is_documented_constant() -> None:
+    assert memory_limit_bytes(environ={}) == int(DEFAULT_MEMORY_LIMIT_GB * GIB)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2", 2 * GIB), ("0.5", GIB // 2), ("0", None), ("none", None), ("OFF", None),
+])
+def test_environment_overrides_default(text: str, expected: int | None) -> None:
+    assert memory_limit_bytes(environ={ENV_MEMORY_LIMIT: text}) == expected
+
+
+def test_claim_resources_override_environment() -> None:
+    assert memory_limit_bytes(3, environ={ENV_MEMORY_LIMIT: "1"}) == 3 * GIB
+
+
+@pytest.mark.parametrize("text", ["lots", "-1", "nan", "inf"])
+def test_malformed_environment_is_a_clear_error(text: str) -> None:
+    with pytest.raises(MemoryLimitError, match=ENV_MEMORY_LIMIT):
+        memory_limit_bytes(environ={ENV_MEMORY_LIMIT: text})
+
+
+def test_gpu_workers_get_no_address_space_limit() -> None:
+    assert memory_limit_for_device("cuda:0", GIB) is None
+    assert memory_limit_for_device("cpu", GIB) == GIB
+
+
+def test_allocation_past_the_limit_fails_inside_the_process_which_survives() -> None:
+    result = _child("""
+        from claimcheck.limits import apply_memory_limit, current_memory_limit
+        apply_memory_limit(512 * 1024**2)
+        print("limit", current_memory_limit())
+        try:
+            hog = bytearray(2 * 1024**3)
+        except MemoryError:
+            print("stopped")
+        small = bytearray(16 * 1024**2)
+        print("still alive", len(small))
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == [f"limit {512 * 1024**2}", "stopped",
+                                              f"still alive {16 * 1024**2}"]
+
+
+def test_limit_can_be_raised_again_for_the_next_check() -> None:
+    result = _child("""
+        from claimcheck.limits import apply_memory_limit, current_memory_limit
+        apply_memory_limit(512 * 1024**2)
+        apply_memory_limit(None)
+        print(current_memory_limit())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "None"
+
+
+def test_non_positive_limit_is_refused() -> None:
+    result = _child("""
+        from claimcheck.limits import MemoryLimitError, apply_memory_limit
+        try:
+            apply_memory_limit(0)
+        except MemoryLimitError as error:
+            print("refused:", error)
+    """)
+    assert result.stdout.startswith("refused:"), result.stderr
