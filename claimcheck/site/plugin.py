@@ -154,6 +154,10 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         if isinstance(page.meta.get("title"), str):
             page.meta["title"] = str(escape(page.meta["title"]))
         card = self.index.cards_by_src().get(page.file.src_uri)
+        if card is not None:
+            # The card's editorial status goes in claimcheck's own header; Material would show
+            # it again as an unexplained nav icon.
+            page.meta.pop("status", None)
         citations, _ = scan_citations(markdown, page.file.src_uri)
         prose = [citation for citation in citations if not citation.in_code]
         markdown = state.replace_citations(markdown, prose)

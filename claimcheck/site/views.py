@@ -3,8 +3,8 @@
 A view is plain text, already formatted for display but *not* escaped: escaping is the job of the
 Jinja2 templates (autoescape on), so every card string crosses exactly one escaping boundary.
 
-A stored result is read through :class:`StoredResult`, a structural type covering the fields of
-``claimcheck.store.Result`` that the site shows (see ``docs/architecture.md``, "Results store").
+A claim without a stored result is "unverified: never run"; a claim written with ``unverified:``
+keeps its own reason whatever the store holds.
 """
 
 from __future__ import annotations
@@ -14,32 +14,16 @@ import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
+from claimcheck.store import Result
 from claimcheck.wiki import ClaimRef
 
 VERDICTS = ("verified", "contradicted", "unverified")
 _SEVERITY = {"verified": 0, "unverified": 1, "contradicted": 2}
 NEVER_RUN = "never run"
-
-
-class StoredResult(Protocol):
-    """The fields of a stored result that the site reads."""
-
-    verdict: Any
-    reason: str
-    measured: Any
-    expected: Any
-    fidelity: Any
-    details: str
-    tier: Any
-    budget: Any
-    timestamp: Any
-    environment: Mapping[str, Any]
-    error: Any
-    device: Any
 
 
 @dataclass(frozen=True)
@@ -251,7 +235,7 @@ def claim_tier_text(ref: ClaimRef) -> str:
 
 def build_view(
     ref: ClaimRef,
-    result: StoredResult | None,
+    result: Result | None,
     stale: bool,
     config: ProjectConfig,
     curve_svg: Path | None = None,

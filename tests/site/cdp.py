@@ -7,6 +7,7 @@ each message one JSON object followed by a NUL byte; no port, no websocket libra
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -102,6 +103,9 @@ class Browser:
         deadline = time.monotonic() + self.timeout
         while not any(event.get("method") == "Page.loadEventFired" for event in self.events):
             self.events.append(self._receive(deadline))
+            if self.dialogs():
+                message = self.dialogs()[0].get("params", {}).get("message")
+                raise AssertionError(f"a script opened a dialog while loading: {message!r}")
 
     def evaluate(self, expression: str) -> Any:
         """The JSON value of a JavaScript expression in the page (promises are awaited)."""
@@ -146,10 +150,8 @@ class Browser:
 
     def close(self) -> None:
         """Quit Chromium."""
-        try:
+        with contextlib.suppress(RuntimeError, TimeoutError, OSError):
             self.call("Browser.close")
-        except (RuntimeError, TimeoutError, OSError):
-            pass
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -1,4 +1,4 @@
-"""The plugin with a results store: verdict badges, aggregation, stale markers, curves, strictness."""
+"""The plugin with a results store: badges, aggregation, stale markers, curves, strictness."""
 
 from __future__ import annotations
 

@@ -1,0 +1,156 @@
+"""The built site in headless Chromium, over HTTP and from file://.
+
+Needs Debian's ``chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it when it is
+missing). Screenshots of the concept page and the dashboard go to ``tests/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from cdp import Browser
+from site_html import build_site, copy_fixture
+from store_fixture import MINISITE_RESULTS, write_results
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+    ),
+]
+
+CITATION_BADGES = "[...document.querySelectorAll('.cc-cite > .cc-badge')]"
+VISIBLE = """(element => { const box = element.getBoundingClientRect();
+  const style = getComputedStyle(element);
+  return box.width > 0 && box.height > 0 && style.visibility !== 'hidden'
+    && style.display !== 'none'; })"""
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the test output clean."""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = copy_fixture("minisite", tmp_path_factory.mktemp("browser"))
+    write_results(project, MINISITE_RESULTS)
+    return build_site(project)
+
+
+@pytest.fixture(scope="module")
+def http_root(site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    assert CHROMIUM is not None
+    chromium = Browser(CHROMIUM, tmp_path_factory.mktemp("chrome-profile"))
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(params=["http", "file"])
+def root(request: pytest.FixtureRequest, site: Path, http_root: str) -> str:
+    return http_root if request.param == "http" else site.as_uri()
+
+
+def test_badges_are_visible_with_their_verdicts(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/concepts/routing.html")
+    badges = browser.evaluate(
+        f"{CITATION_BADGES}.map(b => [b.className, {VISIBLE}(b), b.textContent])"
+    )
+    assert [badge[0] for badge in badges] == [
+        "cc-badge cc-badge--contradicted",
+        "cc-badge cc-badge--unverified",
+        "cc-badge cc-badge--verified cc-badge--stale",
+        "cc-badge cc-badge--unverified",
+        "cc-badge cc-badge--unverified",
+        "cc-badge cc-badge--contradicted",
+    ]
+    assert all(badge[1] for badge in badges)
+    assert badges[0][2] == "✗contradicted" and badges[2][2] == "✓verified⟳ stale"
+    assert browser.dialogs() == []
+
+
+def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/concepts/routing.html")
+    card = "document.getElementById('cc-card-0')"
+    assert browser.evaluate(f"{VISIBLE}({card})") is False
+    x, y = browser.evaluate(
+        f"(b => {{ b.scrollIntoView({{block: 'center'}}); const r = b.getBoundingClientRect();"
+        f" return [r.x + r.width / 2, r.y + r.height / 2]; }})({CITATION_BADGES}[0])"
+    )
+    browser.hover(x, y)
+    browser.wait_for(f"{VISIBLE}({card})")
+    text = browser.evaluate(f"{card}.innerText")
+    assert "measured 98.93" in text and "measured 161,824" in text
+    assert "reason: measured 98.93 is below 99.7" in text
+    if root.startswith("http"):
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / "site-concept.png")
+    browser.hover(1, 1)
+    browser.wait_for(f"!{VISIBLE}({card})")
+    browser.evaluate(f"{CITATION_BADGES}[2].focus()")
+    browser.wait_for(f"{VISIBLE}(document.getElementById('cc-card-2'))")
+    assert "measured 1.42" in browser.evaluate("document.getElementById('cc-card-2').innerText")
+    assert browser.dialogs() == []
+
+
+def test_citation_link_lands_on_its_claim(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/concepts/routing.html")
+    browser.events.clear()
+    browser.evaluate("document.querySelector('.cc-cite__link').click()")
+    browser.wait_for("location.pathname.endsWith('/papers/routing-paper.html')")
+    assert browser.evaluate("location.hash") == "#claim-accuracy"
+    landed = browser.wait_for(
+        "(row => row && row.getBoundingClientRect().top >= 0"
+        " && row.getBoundingClientRect().top < innerHeight && row.innerText)"
+        "(document.getElementById('claim-accuracy'))"
+    )
+    assert "98.93" in landed and "contradicted" in landed
+    assert browser.dialogs() == []
+
+
+def test_search_finds_routing(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/index.html?q=routing")
+    meta = browser.wait_for(
+        "(m => m && /matching document/.test(m.textContent) && m.textContent)"
+        "(document.querySelector('.md-search-result__meta'))"
+    )
+    assert "No matching" not in meta
+    titles = browser.evaluate(
+        "[...document.querySelectorAll('.md-search-result__item h1')].map(h => h.textContent)"
+    )
+    assert any("Routing by agreement" in title for title in titles)
+
+
+def test_dashboard_renders_without_running_script(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/claims-dashboard.html")
+    totals = browser.evaluate(
+        "[...document.querySelectorAll('.cc-total')].map(t => t.innerText.replace(/\\s+/g, ' '))"
+    )
+    assert totals == ["2 ✓ verified", "1 ✗ contradicted", "1 ? unverified", "1 ⟳ stale"]
+    statement = browser.evaluate("document.querySelector('.cc-dashboard').innerText")
+    assert "<script>alert('statement')</script>" in statement
+    assert browser.evaluate("document.querySelectorAll('.md-content script').length") == 0
+    if root.startswith("http"):
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / "site-dashboard.png")
+    assert browser.dialogs() == []
