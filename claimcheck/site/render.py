@@ -73,7 +73,7 @@ class Renderer:
             loader=jinja2.ChoiceLoader(loaders),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=False,
+            auto_reload=False,
         )
 
     def _render(self, name: str, **context: Any) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.loader import LoadedCard
-from claimcheck.site.views import ClaimView, build_view
+from claimcheck.site.views import ClaimView, SourceLink, build_view
 from claimcheck.wiki import Wiki, load_wiki
 
 CURVE_ARTIFACT = "curve_svg"
@@ -68,9 +68,10 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     """Load the wiki under ``docs_dir`` and read every claim's stored result from ``results``."""
     wiki = load_wiki(config, docs_dir)
     index = SiteIndex(wiki, docs_dir.resolve())
+    sources: dict[str, SourceLink | None] = {}
     if not results.is_dir():
         for ref in wiki.claims():
-            index.views[ref.global_id] = build_view(ref, None, False, config)
+            index.views[ref.global_id] = build_view(ref, None, False, config, None, sources)
         return index
     from claimcheck.status import collect_status
     from claimcheck.store import ResultStore
@@ -83,6 +84,6 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             if curve is not None and not curve.is_file():
                 curve = None
         index.views[status.ref.global_id] = build_view(
-            status.ref, status.result, status.stale, config, curve
+            status.ref, status.result, status.stale, config, curve, sources
         )
     return index

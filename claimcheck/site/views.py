@@ -185,15 +185,26 @@ def format_date(value: Any) -> str:
     return str(moment)
 
 
-def check_source(ref: ClaimRef, config: ProjectConfig) -> SourceLink | None:
+def check_source(
+    ref: ClaimRef, config: ProjectConfig, cache: dict[str, SourceLink | None] | None = None
+) -> SourceLink | None:
     """Where the claim's check is defined: the custom function's ``def`` line or the built-in's.
 
     Custom checks are located statically (``claimcheck.references``); nothing is imported from
     the project. Without a check (an ``unverified:`` claim) the link is the claim in its card.
+    ``cache`` (check name -> link) spares resolving a check that many claims share.
     """
     check = ref.claim.check
     if check is None:
         return SourceLink(ref.card.display_path, ref.line)
+    if cache is None:
+        return _locate_check(check, config)
+    if check not in cache:
+        cache[check] = _locate_check(check, config)
+    return cache[check]
+
+
+def _locate_check(check: str, config: ProjectConfig) -> SourceLink | None:
     try:
         if ":" in check:
             from claimcheck.references import resolve_reference
@@ -239,6 +250,7 @@ def build_view(
     stale: bool,
     config: ProjectConfig,
     curve_svg: Path | None = None,
+    sources: dict[str, SourceLink | None] | None = None,
 ) -> ClaimView:
     """The display record of one claim and its stored result (``None``: never run)."""
     claim = ref.claim
@@ -252,7 +264,7 @@ def build_view(
         "locators": ", ".join(claim.locators),
         "statement": claim.statement,
         "check": claim.check or "no check",
-        "check_source": check_source(ref, config),
+        "check_source": check_source(ref, config, sources),
         "expected": format_expect(claim.expect.as_mapping() if claim.expect else None),
     }
     if claim.unverified is not None:

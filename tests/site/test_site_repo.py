@@ -1,0 +1,48 @@
+"""The repository's own wiki: ``mkdocs build --strict`` passes and the site stays offline."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_EXTERNAL = re.compile(r'<(\w+)\b[^>]*?\b(?:href|src)="((?:https?:)?//[^"]+)"')
+_PAPER_LINKS = ("https://arxiv.org/abs/", "https://doi.org/")
+
+
+@pytest.fixture(scope="module")
+def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = Path(__file__).resolve().parents[2]
+    site = tmp_path_factory.mktemp("repo-site") / "site"
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        cwd=root,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return site
+
+
+def test_repo_wiki_builds_strict(repo_site: Path) -> None:
+    assert (repo_site / "index.html").is_file()
+    assert (repo_site / "claims-dashboard.html").is_file()
+    assert (repo_site / "javascripts" / "iframe-worker-shim.js").is_file()
+
+
+def test_repo_site_loads_nothing_from_the_network(repo_site: Path) -> None:
+    authored = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in (Path(__file__).resolve().parents[2] / "wiki").rglob("*.md")
+    )
+    for page in repo_site.rglob("*.html"):
+        for tag, url in _EXTERNAL.findall(page.read_text(encoding="utf-8")):
+            where = f"{page.relative_to(repo_site)}: <{tag}> {url}"
+            assert tag == "a", f"external resource loaded by the page: {where}"
+            assert url.startswith(_PAPER_LINKS) or url in authored, f"foreign link: {where}"
