@@ -20,7 +20,6 @@ still defined (and changes once the reference is fixed).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -34,7 +33,7 @@ from claimcheck.cards import Claim
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CheckReferenceError
 from claimcheck.references import (
-    find_module_file,
+    SourceIndex,
     imported_files,
     is_reference,
     local_imports,
@@ -71,12 +70,16 @@ class Fingerprinter:
     """Fingerprints the claims of one project, reading each source file at most once.
 
     Keep one instance for one pass over the wiki (``claimcheck status``, the verify planner);
-    make a new one after files may have changed.
+    make a new one after files may have changed. With ``cache_dir`` (the store's ``cache/``)
+    the parsed import facts are kept between runs; call :meth:`save` at the end.
     """
 
-    def __init__(self, config: ProjectConfig) -> None:
+    def __init__(self, config: ProjectConfig, cache_dir: Path | None = None) -> None:
         self.config = config
+        self.index = SourceIndex(cache_dir / "sources.json" if cache_dir else None)
+        self._torch = torch_minor()
         self._digests: dict[Path, str] = {}
+        self._labels: dict[Path, str] = {}
         self._references: dict[str, tuple[frozenset[Path], str | None]] = {}
         self._kinds: dict[str, Path] | None = None
         self._package_root: Path | None = None
@@ -106,8 +109,12 @@ class Fingerprinter:
             "sources": {self._label(path): self._digest(path) for path in sorted(files)},
             "problems": sorted(set(problems)),
             "claimcheck": __version__,
-            "torch": torch_minor(),
+            "torch": self._torch,
         }
+
+    def save(self) -> None:
+        """Keep the parsed source facts for the next run (best effort; see ``cache_dir``)."""
+        self.index.save()
 
     def _dependencies(self, claim: Claim) -> Iterator[tuple[frozenset[Path], str | None]]:
         check = claim.check
@@ -134,14 +141,14 @@ class Fingerprinter:
         """The files behind ``module:function``: its module, parent packages and local imports."""
         if text not in self._references:
             try:
-                ref = resolve_reference(text, self.config)
+                ref = resolve_reference(text, self.config, index=self.index)
             except CheckReferenceError as exc:
                 self._references[text] = (frozenset(), exc.message)
             else:
-                files = {ref.file, *local_imports(ref.file, self.config)}
+                files = {ref.file, *local_imports(ref.file, self.config, index=self.index)}
                 parts = ref.module.split(".")
                 for end in range(1, len(parts)):
-                    package = find_module_file(
+                    package = self.index.module_file(
                         ".".join(parts[:end]), self.config.import_roots, self.config.root
                     )
                     if package is not None:
@@ -151,7 +158,7 @@ class Fingerprinter:
 
     def _builtin_module(self, module: Path) -> tuple[frozenset[Path], str | None]:
         package = module.parent
-        helpers = imported_files(module, (self._claimcheck_parent(),), package)
+        helpers = imported_files(module, (self._claimcheck_parent(),), package, index=self.index)
         return frozenset({module, *helpers}), None
 
     def _claimcheck_parent(self) -> Path:
@@ -168,15 +175,19 @@ class Fingerprinter:
             for folder in folders:
                 self._package_root = Path(folder).resolve().parent.parent
                 for module in sorted(Path(folder).glob("*.py")):
-                    for kind in _registered_kinds(module):
+                    facts = self.index.facts(module.resolve())
+                    for kind in facts.registered if facts else ():
                         self._kinds.setdefault(kind, module.resolve())
         return self._kinds
 
     def _label(self, path: Path) -> str:
-        for base in (self.config.root, self._package_root):
-            if base is not None and base in path.parents:
-                return path.relative_to(base).as_posix()
-        return path.as_posix()
+        if path not in self._labels:
+            self._labels[path] = path.as_posix()
+            for base in (self.config.root, self._package_root):
+                if base is not None and base in path.parents:
+                    self._labels[path] = path.relative_to(base).as_posix()
+                    break
+        return self._labels[path]
 
     def _digest(self, path: Path) -> str:
         if path not in self._digests:
@@ -185,29 +196,6 @@ class Fingerprinter:
             except OSError:
                 self._digests[path] = "unreadable"
         return self._digests[path]
-
-
-def _registered_kinds(module: Path) -> list[str]:
-    """Names given to ``@register_check("name", ...)`` in ``module`` (read with ast)."""
-    try:
-        tree = ast.parse(module.read_bytes(), filename=str(module))
-    except (OSError, SyntaxError, ValueError):
-        return []
-    kinds: list[str] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for decorator in node.decorator_list:
-            if (
-                isinstance(decorator, ast.Call)
-                and getattr(decorator.func, "id", getattr(decorator.func, "attr", None))
-                == "register_check"
-                and decorator.args
-                and isinstance(decorator.args[0], ast.Constant)
-                and isinstance(decorator.args[0].value, str)
-            ):
-                kinds.append(decorator.args[0].value)
-    return kinds
 
 
 def _walk(value: Any) -> Iterable[Any]:

@@ -17,12 +17,16 @@ from __future__ import annotations
 import ast
 import difflib
 import importlib.machinery
+import json
+import os
 import site
 import sys
 import sysconfig
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CheckReferenceError
@@ -63,8 +67,14 @@ def parse_reference(text: str) -> tuple[str, str]:
     return module, function
 
 
-def resolve_reference(text: str, config: ProjectConfig) -> CheckReference:
-    """Locate ``text`` under the import roots without importing it, or explain the refusal."""
+def resolve_reference(
+    text: str, config: ProjectConfig, *, index: SourceIndex | None = None
+) -> CheckReference:
+    """Locate ``text`` under the import roots without importing it, or explain the refusal.
+
+    ``index`` caches parsed files (see :class:`SourceIndex`); by default an in-memory one.
+    """
+    index = index or SourceIndex()
     module, function = parse_reference(text)
     top = module.split(".")[0]
     roots_shown = ", ".join(config.relative(root) for root in config.import_roots)
@@ -86,7 +96,7 @@ def resolve_reference(text: str, config: ProjectConfig) -> CheckReference:
             f"check reference {text!r}: module {module!r} not found under the import roots "
             f"({roots_shown}); looked for {wanted}.py and {wanted}/__init__.py"
         )
-    return CheckReference(module, function, file, _def_line(file, function, config))
+    return CheckReference(module, function, file, _def_line(file, function, config, index))
 
 
 def _site_dirs() -> list[str]:
@@ -154,60 +164,208 @@ def find_module_file(module: str, roots: Sequence[Path], boundary: Path) -> Path
     return None
 
 
-def _parse(file: Path) -> ast.Module | None:
-    try:
-        return ast.parse(file.read_bytes(), filename=str(file))
-    except (OSError, SyntaxError, ValueError):
-        return None
+ImportRecord = tuple[int, str, tuple[str, ...]]
 
 
-def _def_line(file: Path, function: str, config: ProjectConfig) -> int:
-    shown = config.relative(file)
+@dataclass(frozen=True)
+class SourceFacts:
+    """What :mod:`ast` says about one file: its imports, its top-level names, or its error.
+
+    ``imports`` holds ``(level, module, names)``: ``import a.b`` is ``(0, "a.b", ())``,
+    ``from ..x import y`` is ``(2, "x", ("y",))``; a string literal that reads as a dotted module
+    name (an ``importlib.import_module`` target) is recorded like ``import``.
+    ``defs`` maps top-level names to ``(kind, line)`` with kind ``def``, ``async`` or ``class``;
+    ``registered`` lists the names given to ``@register_check("name", ...)`` decorators.
+    """
+
+    imports: tuple[ImportRecord, ...]
+    defs: dict[str, tuple[str, int]]
+    error: str | None = None
+    registered: tuple[str, ...] = ()
+
+
+def _facts_of(source: bytes, filename: str) -> SourceFacts:
     try:
-        tree = ast.parse(file.read_bytes(), filename=shown)
+        tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
-        raise CheckReferenceError(
-            f"cannot parse {shown}: {exc.msg} (line {exc.lineno})", shown, exc.lineno
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise CheckReferenceError(f"cannot read {shown}: {exc}", shown) from None
-    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    if function in defs:
-        return defs[function].lineno
+        return SourceFacts((), {}, f"{exc.msg} (line {exc.lineno})")
+    except ValueError as exc:
+        return SourceFacts((), {}, str(exc))
+    imports: list[ImportRecord] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports += [(0, alias.name, ()) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = tuple(alias.name for alias in node.names if alias.name != "*")
+            imports.append((node.level, node.module or "", names))
+        elif (
+            isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and "." in node.value and _is_dotted(node.value)
+        ):
+            imports.append((0, node.value, ()))
+    defs: dict[str, tuple[str, int]] = {}
+    registered: list[str] = []
     for node in tree.body:
-        if isinstance(node, (ast.AsyncFunctionDef, ast.ClassDef)) and node.name == function:
-            what = "an async def" if isinstance(node, ast.AsyncFunctionDef) else "a class"
-            raise CheckReferenceError(
-                f"{function!r} in {shown} is {what}; a check must be a top-level def",
-                shown, node.lineno,
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kind = {ast.FunctionDef: "def", ast.AsyncFunctionDef: "async"}.get(type(node), "class")
+            defs.setdefault(node.name, (kind, node.lineno))
+            registered += [name for name in map(_registered_name, node.decorator_list) if name]
+    return SourceFacts(tuple(dict.fromkeys(imports)), defs, None, tuple(registered))
+
+
+def _registered_name(decorator: ast.expr) -> str | None:
+    """``"params"`` for ``@register_check("params", ...)``, else ``None``."""
+    if not isinstance(decorator, ast.Call) or not decorator.args:
+        return None
+    func = decorator.func
+    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    first = decorator.args[0]
+    if called == "register_check" and isinstance(first, ast.Constant):
+        return first.value if isinstance(first.value, str) else None
+    return None
+
+
+class SourceIndex:
+    """:class:`SourceFacts` of files, cached by (path, mtime, size) and optionally kept on disk.
+
+    Use one index for one pass over the project: it also memoizes where modules resolve, which
+    holds only while no file is created or removed. With ``cache_file`` the facts survive
+    between runs (``claimcheck status`` then parses only the files that changed); :meth:`save`
+    writes them back, best effort.
+    """
+
+    def __init__(self, cache_file: Path | None = None) -> None:
+        self.cache_file = cache_file
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._modules: dict[tuple[str, tuple[Path, ...], Path], Path | None] = {}
+        self._direct: dict[tuple[Path, tuple[Path, ...], Path], frozenset[Path]] = {}
+        self._dirty = False
+        if cache_file is not None:
+            try:
+                data = json.loads(cache_file.read_text(encoding="utf-8"))
+                if data.get("schema") == _INDEX_SCHEMA and isinstance(data.get("files"), dict):
+                    self._entries = {
+                        path: entry for path, entry in data["files"].items()
+                        if isinstance(entry, dict)
+                    }
+            except (OSError, ValueError, AttributeError):
+                pass
+
+    def facts(self, file: Path) -> SourceFacts | None:
+        """The facts of ``file``, or ``None`` when it cannot be read."""
+        try:
+            stat = file.stat()
+        except OSError:
+            return None
+        stamp = [stat.st_mtime_ns, stat.st_size]
+        entry = self._entries.get(str(file))
+        if entry is None or entry.get("stamp") != stamp:
+            try:
+                source = file.read_bytes()
+            except OSError:
+                return None
+            facts = _facts_of(source, str(file))
+            entry = {"stamp": stamp, "imports": facts.imports, "defs": facts.defs,
+                     "error": facts.error, "registered": facts.registered}
+            self._entries[str(file)] = entry
+            self._dirty = True
+        try:
+            return SourceFacts(
+                tuple((int(level), str(module), tuple(names))
+                      for level, module, names in entry["imports"]),
+                {name: (str(kind), int(line)) for name, (kind, line) in entry["defs"].items()},
+                entry["error"],
+                tuple(str(name) for name in entry["registered"]),
             )
-    close = difflib.get_close_matches(function, list(defs), n=1, cutoff=0.6)
+        except (KeyError, TypeError, ValueError):  # a damaged cache entry: parse again
+            del self._entries[str(file)]
+            return self.facts(file)
+
+    def module_file(self, module: str, roots: tuple[Path, ...], boundary: Path) -> Path | None:
+        """:func:`find_module_file`, memoized for the life of this index (one pass)."""
+        key = (module, roots, boundary)
+        if key not in self._modules:
+            self._modules[key] = find_module_file(module, roots, boundary)
+        return self._modules[key]
+
+    def direct_imports(
+        self, file: Path, roots: tuple[Path, ...], boundary: Path
+    ) -> frozenset[Path]:
+        """The files under ``roots`` that ``file`` imports itself, memoized for one pass."""
+        key = (file, roots, boundary)
+        if key not in self._direct:
+            facts = self.facts(file)
+            self._direct[key] = frozenset(
+                found
+                for record in (facts.imports if facts else ())
+                for found in _resolve_import(record, file, roots, boundary, self)
+            )
+        return self._direct[key]
+
+    def save(self) -> None:
+        """Write the cache file if anything was parsed; entries of vanished files are dropped."""
+        if self.cache_file is None or not self._dirty:
+            return
+        files = {path: entry for path, entry in self._entries.items() if Path(path).is_file()}
+        text = json.dumps({"schema": _INDEX_SCHEMA, "files": files}, separators=(",", ":"))
+        temp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.tmp")
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_text(text, encoding="utf-8")
+            os.replace(temp, self.cache_file)
+            self._dirty = False
+        except OSError:  # a cache that cannot be written only costs time
+            with suppress(OSError):
+                temp.unlink()
+
+
+_INDEX_SCHEMA = 1
+
+
+def _def_line(file: Path, function: str, config: ProjectConfig, index: SourceIndex) -> int:
+    shown = config.relative(file)
+    facts = index.facts(file)
+    if facts is None:
+        raise CheckReferenceError(f"cannot read {shown}", shown)
+    if facts.error is not None:
+        raise CheckReferenceError(f"cannot parse {shown}: {facts.error}", shown)
+    kind, line = facts.defs.get(function, ("", 0))
+    if kind == "def":
+        return line
+    if kind:
+        what = "an async def" if kind == "async" else "a class"
+        raise CheckReferenceError(
+            f"{function!r} in {shown} is {what}; a check must be a top-level def", shown, line
+        )
+    defs = sorted(name for name, (kind, _) in facts.defs.items() if kind == "def")
+    close = difflib.get_close_matches(function, defs, n=1, cutoff=0.6)
     if close:
         hint = f"did you mean {close[0]!r}?"
     elif defs:
-        hint = "its top-level functions: " + ", ".join(sorted(defs))
+        hint = "its top-level functions: " + ", ".join(defs)
     else:
         hint = "it defines no top-level functions"
     raise CheckReferenceError(f"function {function!r} not found in {shown} ({hint})", shown)
 
 
-_DirectKey = tuple[Path, int, int, tuple[Path, ...], Path]
-_DIRECT_CACHE: dict[_DirectKey, tuple[Path, ...]] = {}
-
-
-def local_imports(file: Path, config: ProjectConfig) -> list[Path]:
+def local_imports(
+    file: Path, config: ProjectConfig, *, index: SourceIndex | None = None
+) -> list[Path]:
     """Every project file that ``file`` imports, directly or transitively, sorted (ast only)."""
-    return imported_files(file, config.import_roots, config.root)
+    return imported_files(file, config.import_roots, config.root, index=index)
 
 
-def imported_files(file: Path, roots: Sequence[Path], boundary: Path) -> list[Path]:
+def imported_files(
+    file: Path, roots: Sequence[Path], boundary: Path, *, index: SourceIndex | None = None
+) -> list[Path]:
     """Transitive closure of the modules under ``roots`` (inside ``boundary``) that ``file``
-    imports, without ``file`` itself; per-file results are cached by (path, mtime, size)."""
+    imports, without ``file`` itself."""
+    index = index or SourceIndex()
     start = file.resolve()
     seen: set[Path] = set()
     pending = [start]
     while pending:
-        for dependency in _direct_imports(pending.pop(), tuple(roots), boundary):
+        for dependency in index.direct_imports(pending.pop(), tuple(roots), boundary):
             if dependency not in seen:
                 seen.add(dependency)
                 pending.append(dependency)
@@ -215,56 +373,26 @@ def imported_files(file: Path, roots: Sequence[Path], boundary: Path) -> list[Pa
     return sorted(seen)
 
 
-def _direct_imports(file: Path, roots: tuple[Path, ...], boundary: Path) -> tuple[Path, ...]:
-    try:
-        stat = file.stat()
-    except OSError:
-        return ()
-    key = (file, stat.st_mtime_ns, stat.st_size, roots, boundary)
-    if key not in _DIRECT_CACHE:
-        tree = _parse(file)
-        found = set() if tree is None else set(_scan(tree, file, roots, boundary))
-        _DIRECT_CACHE[key] = tuple(sorted(found))
-    return _DIRECT_CACHE[key]
-
-
-def _chain(parts: Sequence[str], roots: tuple[Path, ...], boundary: Path) -> Iterable[Path]:
-    # Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
+def _resolve_import(
+    record: ImportRecord, file: Path, roots: tuple[Path, ...], boundary: Path, index: SourceIndex
+) -> Iterable[Path]:
+    """The project files one import runs: packages along the dotted path, then the module, and
+    for ``from a import b`` the submodule ``a.b`` when there is one."""
+    level, module, names = record
+    parts = module.split(".") if module else []
+    if level > 0:
+        package = file.parent
+        for _ in range(level - 1):
+            package = package.parent
+        root = next((r for r in roots if _within(package, r)), None)
+        if root is None:
+            return
+        parts = [*package.resolve().relative_to(root).parts, *parts]
     for end in range(1, len(parts) + 1):
-        found = find_module_file(".".join(parts[:end]), roots, boundary)
+        found = index.module_file(".".join(parts[:end]), roots, boundary)
         if found is not None:
             yield found
-
-
-def _scan(tree: ast.Module, file: Path, roots: tuple[Path, ...], boundary: Path) -> Iterable[Path]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield from _chain(alias.name.split("."), roots, boundary)
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute_base(node, file, roots)
-            if base is None:
-                continue
-            yield from _chain(base, roots, boundary)
-            for alias in node.names:  # ``from a import b`` may name the submodule a.b
-                found = find_module_file(".".join([*base, alias.name]), roots, boundary)
-                if alias.name != "*" and found is not None:
-                    yield found
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            name = node.value
-            if "." in name and _is_dotted(name) and find_module_file(name, roots, boundary):
-                yield from _chain(name.split("."), roots, boundary)
-
-
-def _absolute_base(node: ast.ImportFrom, file: Path, roots: tuple[Path, ...]) -> list[str] | None:
-    """Dotted parts of the module a ``from ... import`` reads; relative imports made absolute."""
-    module_parts = node.module.split(".") if node.module else []
-    if node.level == 0:
-        return module_parts
-    package = file.parent
-    for _ in range(node.level - 1):
-        package = package.parent
-    for root in roots:
-        if _within(package, root):
-            return [*package.resolve().relative_to(root).parts, *module_parts]
-    return None
+    for name in names:
+        found = index.module_file(".".join([*parts, name]), roots, boundary)
+        if found is not None:
+            yield found

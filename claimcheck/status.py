@@ -38,11 +38,12 @@ class StoredStatus:
 def collect_status(wiki: Wiki, store: ResultStore) -> list[StoredStatus]:
     """The status of every claim of ``wiki``, in wiki order (one read of the store)."""
     stored = store.read_all()
-    fingerprints = Fingerprinter(wiki.config)
+    fingerprints = Fingerprinter(wiki.config, cache_dir=store.folder / "cache")
     statuses: list[StoredStatus] = []
     for ref in wiki.claims():
         current = fingerprints.fingerprint(ref.claim)
         result = stored.get(ref.global_id)
         stale = result is not None and result.fingerprint != current
         statuses.append(StoredStatus(ref, result, stale, current))
+    fingerprints.save()
     return statuses

@@ -8,6 +8,7 @@ Layout (see ``README.md`` written into the folder)::
       artifacts/<stem>/...        files a check produced (training curves)
       .lock                       held by a whole `claimcheck verify` run
       .write.lock                 held for each single write
+      cache/                      parsed source facts for fingerprints (disposable, ignored)
 
 A write goes to a temp file in the same folder, is fsynced, then renamed over the old file, so a
 reader (or a ``kill -9``) only ever sees the old entry or the new one. A corrupt or foreign entry
@@ -54,10 +55,12 @@ Written by `claimcheck verify`; read by `claimcheck status` and the site.
 * `fingerprint` in each result is a sha256 of the claim and the source code it depends on. When
   it no longer matches, the result is shown as stale and `claimcheck verify` runs it again.
 
+`cache/` only saves time (parsed imports of source files); it is not committed.
+
 Commit `results/` and `artifacts/` so that an expensive result survives and the site can be built
 anywhere. Deleting this folder is safe: every claim just counts as never run.
 """
-_GITIGNORE = ".lock\n.write.lock\n*.tmp\n"
+_GITIGNORE = ".lock\n.write.lock\n*.tmp\ncache/\n"
 
 
 class StoreWarning(UserWarning):

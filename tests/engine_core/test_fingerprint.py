@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -123,3 +125,44 @@ def test_tool_and_torch_versions_are_covered(
         monkeypatch.setattr("claimcheck.fingerprint.__version__", "99.0.0")
     after = fingerprints(card_project)
     assert {claim for claim in before if before[claim] != after[claim]} == ALL
+
+
+def test_source_cache_persists_and_notices_edits(card_project: MiniProject, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    wiki = load_wiki(card_project.config)
+    cold = Fingerprinter(card_project.config, cache_dir=cache)
+    first = {ref.global_id: cold.fingerprint(ref.claim) for ref in wiki.claims()}
+    cold.save()
+    saved = json.loads((cache / "sources.json").read_text("utf-8"))
+    assert str(card_project.root / "models/alpha_net.py") in saved["files"]
+
+    warm = Fingerprinter(card_project.config, cache_dir=cache)
+    assert {ref.global_id: warm.fingerprint(ref.claim) for ref in wiki.claims()} == first
+    card_project.append("models/checks/beta_checks.py", "\nfrom models import unrelated\n")
+    card_project.append("models/unrelated.py", "\n# edited\n")
+    again = Fingerprinter(card_project.config, cache_dir=cache)
+    now = {ref.global_id: again.fingerprint(ref.claim) for ref in wiki.claims()}
+    changed = {global_id.split("/")[1] for global_id in first if first[global_id] != now[global_id]}
+    assert changed == {"beta-width"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{broken", "[]", '{"schema": 1, "files": {"ALPHA": 3}}',
+     '{"schema": 1, "files": {"ALPHA": {"stamp": "x", "imports": 5}}}',
+     '{"schema": 1, "files": {"ALPHA": {"stamp": STAMP, "imports": 5}}}'],
+)
+def test_damaged_source_cache_is_ignored(
+    card_project: MiniProject, tmp_path: Path, content: str
+) -> None:
+    alpha = card_project.root / "models/alpha_net.py"
+    stamp = json.dumps([alpha.stat().st_mtime_ns, alpha.stat().st_size])
+    content = content.replace("ALPHA", str(alpha)).replace("STAMP", stamp)
+    wiki = load_wiki(card_project.config)
+    plain = Fingerprinter(card_project.config)
+    expected = [plain.fingerprint(ref.claim) for ref in wiki.claims()]
+    (tmp_path / "sources.json").write_text(content)
+    cached = Fingerprinter(card_project.config, cache_dir=tmp_path)
+    assert [cached.fingerprint(ref.claim) for ref in wiki.claims()] == expected
+    cached.save()
+    assert json.loads((tmp_path / "sources.json").read_text("utf-8"))["schema"] == 1
