@@ -62,8 +62,12 @@ def torch_minor() -> str | None:
 
 
 def claim_fingerprint(ref: ClaimRef, config: ProjectConfig) -> str:
-    """The fingerprint of one claim (see the module docstring for what it covers)."""
-    return Fingerprinter(config).fingerprint(ref.claim)
+    """The fingerprint of one claim (see the module docstring for what it covers).
+
+    For many claims use one :class:`Fingerprinter` (or ``StoredStatus.fingerprint``): each call
+    here starts a new pass, though it reuses the parse cache in ``<results>/cache/``.
+    """
+    return Fingerprinter(config, cache_dir=config.results / "cache").fingerprint(ref.claim)
 
 
 class Fingerprinter:
