@@ -28,6 +28,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -43,6 +44,7 @@ from claimcheck.verdict import Verdict
 
 SCHEMA = 1
 HISTORY_LIMIT = 10
+ORPHAN_AGE_S = 600.0
 CACHEDIR_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
 _README = """\
 # claimcheck results store
@@ -292,9 +294,18 @@ class ResultStore:
                 f"cannot lock the results store: {reason}", self.show(lock_path)
             ) from None
         try:
+            self._remove_orphaned_temp_files()
             yield
         finally:
             lock.release()
+
+    def _remove_orphaned_temp_files(self) -> None:
+        """Delete temp files that a killed writer left behind (old enough to be nobody's)."""
+        cutoff = time.time() - ORPHAN_AGE_S
+        for temp in self.results_dir.glob(".*.tmp"):
+            with suppress(OSError):
+                if temp.stat().st_mtime < cutoff:
+                    temp.unlink()
 
     def artifact_path(self, result: Result, name: str) -> Path | None:
         """The file of artifact ``name`` of ``result``, if it exists inside the store."""

@@ -19,6 +19,7 @@ from claimcheck.errors import StoreError
 from claimcheck.store import (
     CACHEDIR_SIGNATURE,
     HISTORY_LIMIT,
+    ORPHAN_AGE_S,
     Result,
     ResultStore,
     StoreWarning,
@@ -237,6 +238,19 @@ def test_run_lock_refuses_a_second_run(store: ResultStore, run_python: PythonRun
     )
     with store.run_lock(wait=False):
         pass
+
+
+def test_run_lock_sweeps_old_temp_files(store: ResultStore, make_result: ResultFactory) -> None:
+    store.write(make_result())
+    old = store.results_dir / ".2101.12491__x.json.abc.tmp"
+    young = store.results_dir / ".2101.12491__y.json.def.tmp"
+    for temp in (old, young):
+        temp.write_text("{half")
+    stale_time = time.time() - ORPHAN_AGE_S - 5
+    os.utime(old, (stale_time, stale_time))
+    with store.run_lock():
+        pass
+    assert not old.exists() and young.exists()
 
 
 WRITER = """
