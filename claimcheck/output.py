@@ -94,7 +94,15 @@ def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool =
         for line in github_lines(rows):
             out.write(line + "\n")
     else:
-        render_text(rows, Console(file=out, highlight=False, soft_wrap=False), debug)
+        render_text(rows, _console(out), debug)
+
+
+def _console(out: TextIO) -> Console:
+    """A console on ``out``; off a terminal, wide enough that ids and paths stay whole."""
+    console = Console(file=out, highlight=False, soft_wrap=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 160)
+    return console
 
 
 _STYLES = {"verified": "green", "contradicted": "red", "unverified": "yellow"}
@@ -119,8 +127,9 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
     problems = [row for row in rows if row.verdict == "contradicted" or row.errored]
     if problems:
         table = Table(title="contradicted and errored claims", title_justify="left")
-        for column in ("claim", "verdict", "measured", "expected", "card", "reason"):
-            table.add_column(column, overflow="fold")
+        for column in ("claim", "verdict", "measured", "expected", "card"):
+            table.add_column(column, no_wrap=column in ("claim", "card"))
+        table.add_column("reason", overflow="fold")
         for row in problems:
             label = "errored" if row.errored else row.verdict
             table.add_row(
@@ -196,10 +205,10 @@ def junit_xml(rows: list[ClaimRow]) -> str:
 
 def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     """``claimcheck status`` as text: every claim with its stored verdict and a stale marker."""
-    console = Console(file=out, highlight=False, soft_wrap=False)
+    console = _console(out)
     table = Table(title="stored verdicts", title_justify="left")
     for column in ("claim", "verdict", "measured", "expected", "card"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, no_wrap=column in ("claim", "card"))
     for row in rows:
         verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
         if row.stale:

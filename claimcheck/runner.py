@@ -241,7 +241,10 @@ def verify(
         run = _Run(wiki, store, options, device, shared, Path(folder))
         refs = {s.ref.global_id: s.ref for s in planned}
         tasks = {key: run.task(ref) for key, ref in refs.items()}
-        fingerprints = {key: claim_fingerprint(ref, wiki.config) for key, ref in refs.items()}
+        fingerprints = {
+            s.ref.global_id: s.fingerprint or claim_fingerprint(s.ref, wiki.config)
+            for s in planned
+        }
         if unusable:
             outcomes: Iterator[Outcome] = iter([Outcome(k, None, unusable) for k in tasks])
         else:

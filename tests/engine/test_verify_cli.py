@@ -1,0 +1,166 @@
+"""``claimcheck verify`` / ``status`` in-process: exit codes, formats, caching, selection."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.exitcodes import ExitCode
+from tests.engine.conftest import REPO, ProjectFactory, claim
+
+ARXIV = "2101.00003"
+SMALL = {"model": "tiny", "preset": "small"}
+CONTRACT = {"claim", "card", "line", "statement", "verdict", "reason", "measured", "expected",
+            "fidelity", "stale", "duration_s", "tier", "budget", "device"}
+
+
+def _claims() -> list[dict[str, Any]]:
+    return [
+        claim("holds-yes", "tinymodels.checks:holds", {"holds": True}),
+        claim("holds-no", "tinymodels.checks:holds", {"holds": True}, args={"value": False}),
+        claim("params", "params", {"at_least": 1}, args=SMALL),
+        {"id": "later", "cite": "§4", "statement": "No check yet.", "unverified": "no code"},
+    ]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def rows_of(output: str) -> dict[str, dict[str, Any]]:
+    return {row["claim"].split("/", 1)[1]: row for row in json.loads(output)}
+
+
+@pytest.fixture
+def project(make_project: ProjectFactory) -> Path:
+    return make_project({ARXIV: _claims()})
+
+
+def test_json_contract_and_cached_second_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wiki = str(project / "wiki")
+    code, out, _ = run(["verify", wiki, "--format", "json", "--device", "cpu"], capsys)
+    first = rows_of(out)
+    assert code == ExitCode.OK
+    assert all(set(row) >= CONTRACT for row in first.values())
+    assert {k: r["verdict"] for k, r in first.items()} == {
+        "holds-yes": "verified", "holds-no": "contradicted", "params": "verified",
+        "later": "unverified",
+    }
+    assert first["holds-no"]["card"] == "wiki/papers/paper-0.md"
+    assert first["holds-no"]["expected"] == {"holds": True}
+    assert first["later"]["reason"] == "no code"
+    code, out, _ = run(["verify", wiki, "--format", "json"], capsys)
+    second = rows_of(out)
+    assert code == ExitCode.OK
+    assert not any(row["ran"] for row in second.values())
+    assert {k: r["verdict"] for k, r in second.items()} == {
+        k: r["verdict"] for k, r in first.items()
+    }
+
+
+def test_fail_on_contradicted(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(["verify", str(project / "wiki"), "--fail-on", "contradicted"], capsys)
+    assert code == ExitCode.CONTRADICTED
+
+
+def test_text_report_lists_contradicted_with_place(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["verify", str(project / "wiki"), "--format", "text"], capsys)
+    assert code == ExitCode.OK
+    assert "contradicted" in out and f"{ARXIV}/holds-no" in out
+    assert re.search(r"wiki/papers/paper-0\.md:\d+", out)
+
+
+def test_github_and_junit_formats(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wiki = str(project / "wiki")
+    _, out, _ = run(["verify", wiki, "--format", "github"], capsys)
+    lines = out.splitlines()
+    assert any(
+        re.fullmatch(rf"::error file=wiki/papers/paper-0\.md,line=\d+::{ARXIV}/holds-no: .*", x)
+        for x in lines
+    )
+    assert any(re.fullmatch(r"::warning file=wiki/papers/paper-0\.md,line=\d+::.*no code", x)
+               for x in lines)
+    _, out, _ = run(["verify", wiki, "--format", "junit"], capsys)
+    suite = ElementTree.fromstring(out.split("\n", 1)[1])
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
+
+
+def test_only_selects_claims(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["verify", str(project / "wiki"), "--only", "*/holds-*", "--format", "json"],
+                    capsys)
+    assert set(rows_of(out)) == {"holds-yes", "holds-no"}
+    _, out, _ = run(["status", str(project / "wiki"), "--format", "json"], capsys)
+    assert rows_of(out)["params"]["reason"].startswith("never run")
+
+
+def test_editing_expect_makes_that_claim_stale_and_rerun(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wiki = str(project / "wiki")
+    run(["verify", wiki], capsys)
+    card = project / "wiki" / "papers" / "paper-0.md"
+    card.write_text(card.read_text().replace("at_least: 1", "at_least: 2"), encoding="utf-8")
+    _, out, _ = run(["status", wiki, "--format", "json"], capsys)
+    assert {k for k, row in rows_of(out).items() if row["stale"]} == {"params"}
+    _, out, _ = run(["status", wiki], capsys)
+    assert "(stale)" in out
+    _, out, _ = run(["verify", wiki, "--format", "json"], capsys)
+    assert {k for k, row in rows_of(out).items() if row["ran"]} == {"params"}
+    _, out, _ = run(["verify", wiki, "--format", "json", "--force"], capsys)
+    assert {k for k, row in rows_of(out).items() if row["ran"]} == {
+        "holds-yes", "holds-no", "params"
+    }
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["verify", str(tmp_path / "nowhere")], capsys)
+    assert code == ExitCode.USAGE and out == ""
+    assert len(err.strip().splitlines()) == 1 and "no such file or folder" in err
+
+
+def test_bad_cards_print_one_line_each(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    papers = project / "wiki" / "papers"
+    (papers / "broken-a.md").write_text("---\nkind: nonsense\n---\n", encoding="utf-8")
+    (papers / "broken-b.md").write_text("---\nkind: paper\n---\n", encoding="utf-8")
+    code, _, err = run(["verify", str(project / "wiki")], capsys)
+    assert code == ExitCode.USAGE
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and all(re.match(r".*broken-[ab]\.md:\d+:\d+: error: ", x)
+                                   for x in lines)
+
+
+@pytest.mark.parametrize("argv", [["verify", "--jobs", "0"], ["verify", "--no-such-option"],
+                                  ["verify", "--budget", "huge"]])
+def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(argv, capsys)[0] == ExitCode.USAGE
+
+
+def test_cached_run_and_status_import_no_torch(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wiki = str(project / "wiki")
+    assert run(["verify", wiki], capsys)[0] == ExitCode.OK
+    script = (
+        "import sys\nfrom claimcheck.cli import main\n"
+        f"codes = [main(['verify', {wiki!r}, '--format', 'json']), main(['status', {wiki!r}])]\n"
+        "print(codes, 'torch' in sys.modules, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, cwd=project, timeout=120, check=False)
+    assert done.stderr.strip().splitlines()[-1] == "[0, 0] False", done.stderr
