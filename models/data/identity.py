@@ -81,7 +81,8 @@ class LabelledSplits:
 
     def subsample(self, train_size: int | None, eval_size: int | None,
                   seed: int) -> LabelledSplits:
-        """Stratified subsets of each part (fixed seed); the identity records the sizes used."""
+        """Stratified subsets of each part (fixed seed); the identity's split and size become
+        the ones used, and ``extra["subsample"]`` says what was taken from what."""
         train_idx = _maybe_subset(self.train_labels, train_size, seed)
         eval_idx = _maybe_subset(self.eval_labels, eval_size, seed + 1)
         if train_idx is None and eval_idx is None:
@@ -94,7 +95,9 @@ class LabelledSplits:
         extra["subsample"] = (f"stratified subset (seed {seed}): train {len(tr_y)} of "
                               f"{len(self.train_labels)}, eval {len(ev_y)} of "
                               f"{len(self.eval_labels)}")
-        identity = replace(self.identity, extra=extra)
+        identity = replace(self.identity, extra=extra, size=len(tr_y) + len(ev_y),
+                           split=f"train {len(tr_y)} / eval {len(ev_y)}, stratified subset of "
+                                 f"[{self.identity.split}]")
         return replace(self, train_images=tr_x, train_labels=tr_y, eval_images=ev_x,
                        eval_labels=ev_y, identity=identity)
 
