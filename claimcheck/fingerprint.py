@@ -13,6 +13,11 @@ A fingerprint is the sha256 of canonical JSON (sorted keys, compact separators, 
     through the factory module's imports;
 * the claimcheck version and torch's major.minor version, read from package metadata.
 
+The tool stands for itself through its version: files of the ``claimcheck`` package reached by a
+project module's imports (``from claimcheck.checks.api import Evidence``) are left out, so that
+changing the tool does not make every stored result stale; only the module of a built-in kind
+(with its helpers in ``claimcheck/checks/``) counts as that kind's source.
+
 Nothing here imports torch or any project module: sources are found with :mod:`ast` and read as
 bytes. A reference that cannot be resolved is recorded as a problem string, so the fingerprint is
 still defined (and changes once the reference is fixed).
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
     from claimcheck.wiki import ClaimRef
 
 MODEL_KINDS = frozenset({"params", "shapes", "train"})
+TOOL_FOLDER = Path(__file__).resolve().parent  # the claimcheck package, found without imports
 
 
 def canonical_json(data: Any) -> str:
@@ -86,7 +91,7 @@ class Fingerprinter:
         self._labels: dict[Path, str] = {}
         self._references: dict[str, tuple[frozenset[Path], str | None]] = {}
         self._kinds: dict[str, Path] | None = None
-        self._package_root: Path | None = None
+        self.tool_folder = TOOL_FOLDER
 
     def fingerprint(self, claim: Claim) -> str:
         """The sha256 hex digest of :meth:`payload`."""
@@ -150,6 +155,9 @@ class Fingerprinter:
                 self._references[text] = (frozenset(), exc.message)
             else:
                 files = {ref.file, *local_imports(ref.file, self.config, index=self.index)}
+                # The tool's own code is covered by its version, not by its sources: a
+                # refactor of claimcheck must not make every stored (GPU) result stale.
+                files = {f for f in files if self.tool_folder not in f.parents} | {ref.file}
                 parts = ref.module.split(".")
                 for end in range(1, len(parts)):
                     package = self.index.module_file(
@@ -162,32 +170,25 @@ class Fingerprinter:
 
     def _builtin_module(self, module: Path) -> tuple[frozenset[Path], str | None]:
         package = module.parent
-        helpers = imported_files(module, (self._claimcheck_parent(),), package, index=self.index)
-        return frozenset({module, *helpers}), None
-
-    def _claimcheck_parent(self) -> Path:
-        if self._package_root is None:
-            self._builtin_kinds()
-        return self._package_root or Path()
+        helpers = imported_files(module, (self.tool_folder.parent,), package, index=self.index)
+        # Modules that register other kinds are those kinds' sources, not this one's helpers.
+        other_kinds = set(self._builtin_kinds().values()) - {module}
+        return frozenset({module, *(set(helpers) - other_kinds)}), None
 
     def _builtin_kinds(self) -> dict[str, Path]:
         """Kind name -> the ``claimcheck/checks`` module whose ``@register_check`` defines it."""
         if self._kinds is None:
-            spec = importlib.util.find_spec("claimcheck.checks")  # imports no torch
-            folders = list(spec.submodule_search_locations or []) if spec else []
             self._kinds = {}
-            for folder in folders:
-                self._package_root = Path(folder).resolve().parent.parent
-                for module in sorted(Path(folder).glob("*.py")):
-                    facts = self.index.facts(module.resolve())
-                    for kind in facts.registered if facts else ():
-                        self._kinds.setdefault(kind, module.resolve())
+            for module in sorted((self.tool_folder / "checks").glob("*.py")):
+                facts = self.index.facts(module)
+                for kind in facts.registered if facts else ():
+                    self._kinds.setdefault(kind, module)
         return self._kinds
 
     def _label(self, path: Path) -> str:
         if path not in self._labels:
             self._labels[path] = path.as_posix()
-            for base in (self.config.root, self._package_root):
+            for base in (self.config.root, self.tool_folder.parent):
                 if base is not None and base in path.parents:
                     self._labels[path] = path.relative_to(base).as_posix()
                     break

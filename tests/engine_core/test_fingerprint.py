@@ -102,6 +102,7 @@ def test_payload_lists_sources_by_relative_path(card_project: MiniProject) -> No
     ]
     params = prints.payload(refs["alpha-params"].claim)["sources"]
     assert "claimcheck/checks/builtin.py" in params
+    assert "claimcheck/checks/train.py" not in params
     assert "claimcheck/checks/train.py" not in prints.payload(refs["by-hand"].claim)["sources"]
     assert {"models/registry.py", "models/alpha_net.py", "models/beta_net.py"} <= set(params)
     train = prints.payload(refs["alpha-accuracy"].claim)["sources"]
@@ -166,3 +167,20 @@ def test_damaged_source_cache_is_ignored(
     assert [cached.fingerprint(ref.claim) for ref in wiki.claims()] == expected
     cached.save()
     assert json.loads((tmp_path / "sources.json").read_text("utf-8"))["schema"] == 1
+
+
+def test_tool_sources_are_left_to_the_version(
+    card_project: MiniProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Stand-in for claimcheck living inside the project root, as in this repository.
+    card_project.write("tool/__init__.py", "")
+    card_project.write("tool/api.py", "class Evidence:\n    pass\n")
+    card_project.append("models/checks/alpha_checks.py", "\nfrom tool.api import Evidence\n")
+    wiki = load_wiki(card_project.config)
+    alpha = next(ref for ref in wiki.claims() if ref.claim.id == "alpha-width")
+    project_wide = Fingerprinter(card_project.config)
+    assert "tool/api.py" in project_wide.payload(alpha.claim)["sources"]
+    tool_aware = Fingerprinter(card_project.config)
+    tool_aware.tool_folder = card_project.root / "tool"
+    assert "tool/api.py" not in tool_aware.payload(alpha.claim)["sources"]
+    assert "models/alpha_net.py" in tool_aware.payload(alpha.claim)["sources"]
