@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor, nn
@@ -329,7 +329,7 @@ class InvertedCapsNet(nn.Module):
         super().__init__()
         self.config = config
         d = config.pose_dim
-        options = {
+        options: dict[str, Any] = {
             "matrix_pose": config.matrix_pose,
             "scale_agreement": config.scale_agreement,
             "dropout": config.dropout,
