@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import importlib.machinery
 import json
 import os
@@ -99,6 +100,7 @@ def resolve_reference(
     return CheckReference(module, function, file, _def_line(file, function, config, index))
 
 
+@functools.cache
 def _site_dirs() -> list[str]:
     """Folders that hold installed packages: site-packages (system, user, venv) and the stdlib."""
     paths = sysconfig.get_paths()
@@ -239,6 +241,7 @@ class SourceIndex:
         self._entries: dict[str, dict[str, Any]] = {}
         self._modules: dict[tuple[str, tuple[Path, ...], Path], Path | None] = {}
         self._direct: dict[tuple[Path, tuple[Path, ...], Path], frozenset[Path]] = {}
+        self._closures: dict[tuple[Path, tuple[Path, ...], Path], list[Path]] = {}
         self._dirty = False
         if cache_file is not None:
             try:
@@ -362,6 +365,9 @@ def imported_files(
     imports, without ``file`` itself."""
     index = index or SourceIndex()
     start = file.resolve()
+    key = (start, tuple(roots), boundary)
+    if key in index._closures:
+        return list(index._closures[key])
     seen: set[Path] = set()
     pending = [start]
     while pending:
@@ -370,7 +376,8 @@ def imported_files(
                 seen.add(dependency)
                 pending.append(dependency)
     seen.discard(start)
-    return sorted(seen)
+    index._closures[key] = sorted(seen)
+    return list(index._closures[key])
 
 
 def _resolve_import(
