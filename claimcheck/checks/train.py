@@ -78,6 +78,7 @@ def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
     """Two panels, training loss and held-out metric per epoch, one line per seed."""
     import matplotlib
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     metric_name = str(result.get("curve_metric", result["metric"]))
     figure = Figure(figsize=(8, 3.2))
@@ -94,6 +95,7 @@ def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
                     title=f"{result['data']['name']}, {result['device']}")
     for axes in (loss_axes, metric_axes):
         axes.grid(alpha=0.3)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.legend(fontsize="small")
     figure.tight_layout()
     with matplotlib.rc_context({"svg.hashsalt": "claimcheck", "svg.fonttype": "none"}):
