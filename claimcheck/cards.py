@@ -102,7 +102,7 @@ class Expect(_Strict):
     abs_tol: Annotated[Number, Field(gt=0)] | None = None
     at_most: Number | None = None
     at_least: Number | None = None
-    between: tuple[Number, Number] | None = None
+    between: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = None
     holds: Literal[True] | None = None
 
     @model_validator(mode="after")
