@@ -209,13 +209,14 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     table = Table(title="stored verdicts", title_justify="left")
     for column in ("claim", "verdict", "measured", "expected", "card"):
         table.add_column(column, no_wrap=column in ("claim", "card"))
+    table.add_column("reason", overflow="fold")
     for row in rows:
         verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
         if row.stale:
             verdict += " [yellow](stale)[/]"
         table.add_row(
             row.claim, verdict, format_value(row.measured) if row.measured is not None else "-",
-            expected_text(row.expected), row.where(),
+            expected_text(row.expected), row.where(), row.reason,
         )
     console.print(table)
     counts = Counter(row.verdict for row in rows)

@@ -214,17 +214,27 @@ class _Run:
         )
 
 
+def _plan(
+    wiki: Wiki, store: ResultStore, options: RunOptions
+) -> tuple[list[StoredStatus], list[StoredStatus]]:
+    statuses = [s for s in collect_status(wiki, store) if matches(s.ref, options.only)]
+    planned = [s for s in statuses if s.ref.claim.check is not None and needs_run(s, options)]
+    return statuses, planned
+
+
 def verify(
     wiki: Wiki,
     options: RunOptions,
     listener: RunListener | None = None,
     executor: Executor | None = None,
 ) -> RunReport:
-    """Run the selected claims that need it and return a row for every selected claim."""
+    """Run the selected claims that need it and return a row for every selected claim.
+
+    Raises :class:`~claimcheck.errors.StoreError` when another verify holds the store's lock.
+    """
     hear = listener or SilentListener()
     store = ResultStore(wiki.config.results)
-    statuses = [s for s in collect_status(wiki, store) if matches(s.ref, options.only)]
-    planned = [s for s in statuses if s.ref.claim.check is not None and needs_run(s, options)]
+    statuses, planned = _plan(wiki, store, options)
     rows = {s.ref.global_id: stored_row(s, wiki) for s in statuses}
     report = RunReport(list(rows.values()))
     if not planned:
@@ -232,12 +242,13 @@ def verify(
         return report
     device, unusable = resolve_device(options.device)
     report.device = device
-    hear.planned(len(planned), device)
     shared = {
         "environment": environment_info(),
         "git": git_state(wiki.config.root, ignore=wiki.config.results),
     }
-    with tempfile.TemporaryDirectory(prefix="claimcheck-") as folder, store.run_lock():
+    with store.run_lock(wait=False), tempfile.TemporaryDirectory(prefix="claimcheck-") as folder:
+        _, planned = _plan(wiki, store, options)  # again, now that no other run can write
+        hear.planned(len(planned), device)
         run = _Run(wiki, store, options, device, shared, Path(folder))
         refs = {s.ref.global_id: s.ref for s in planned}
         tasks = {key: run.task(ref) for key, ref in refs.items()}

@@ -5,6 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +19,7 @@ from claimcheck.cli import main
 from claimcheck.config import load_config
 from claimcheck.exitcodes import ExitCode
 from claimcheck.store import ResultStore
-from tests.engine.conftest import claim, write_project
+from tests.engine.conftest import REPO, claim, write_project
 
 ARXIV = "2101.00002"
 GOOD = {"model": "tiny", "preset": "small"}
@@ -97,3 +102,29 @@ def test_store_is_intact(outcome: Outcome) -> None:
     checked = {key for key, row in outcome[2].items() if key != "by-design"}
     assert {key.split("/", 1)[1] for key in stored} == checked
     assert not list((load_config(outcome[0]).results / "results").glob("*.tmp"))
+
+
+def test_ctrl_c_keeps_finished_results(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {ARXIV: [
+        claim("quick", "tinymodels.checks:holds", {"holds": True}),
+        claim("slow", "tinymodels.checks:hangs", {"holds": True}),
+    ]})
+    script = (
+        "import sys\nfrom claimcheck.cli import main\n"
+        f"sys.exit(main(['verify', {str(root / 'wiki')!r}, '--format', 'json']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=root,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    store = ResultStore(load_config(root).results)
+    deadline = time.monotonic() + 120
+    while store.read(f"{ARXIV}/quick") is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)  # the hanging check is running now
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == ExitCode.INTERRUPTED, err
+    assert "interrupted: 1 result(s) finished and kept" in err
+    assert store.read(f"{ARXIV}/quick") is not None
+    assert store.read(f"{ARXIV}/slow") is None
+    assert json.loads(out)[1]["reason"].startswith("never run")

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.config import load_config
 from claimcheck.exitcodes import ExitCode
+from claimcheck.store import ResultStore
 from tests.engine.conftest import REPO, ProjectFactory, claim
 
 ARXIV = "2101.00003"
@@ -164,3 +166,12 @@ def test_cached_run_and_status_import_no_torch(
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, cwd=project, timeout=120, check=False)
     assert done.stderr.strip().splitlines()[-1] == "[0, 0] False", done.stderr
+
+
+def test_a_second_concurrent_run_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = ResultStore(load_config(project).results)
+    with store.run_lock():
+        code, _, err = run(["verify", str(project / "wiki")], capsys)
+    assert code == ExitCode.USAGE and "another claimcheck verify is running" in err

@@ -1,0 +1,133 @@
+"""How much time ``claimcheck verify`` spends outside the checks themselves.
+
+Runs on a copy of the project (``pyproject.toml``, ``wiki/``, ``models/``) in a temporary
+folder, so the repository's own results store is never touched; if the wiki has no claims it
+uses the engine tests' tiny project instead. Three runs:
+
+1. **cold**: a fresh interpreter, an empty store: every check runs (this includes starting the
+   worker pool, whose fork server imports torch once);
+2. **cached**: a fresh interpreter again, every result fresh: nothing runs, and torch must stay
+   out of ``sys.modules`` (target: under 1 s);
+3. **warm forced**: in this process, the pool's fork server already running, every non-train
+   check re-run with ``--force``: the engine's overhead per check apart from the check's own time.
+
+Usage: ``python benchmarks/verify_overhead.py [--jobs N] [--only PATTERN]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from claimcheck.config import load_config  # noqa: E402
+from claimcheck.executor import Listener, LocalExecutor, Outcome, Task  # noqa: E402
+from claimcheck.runner import RunOptions, verify  # noqa: E402
+from claimcheck.wiki import load_wiki  # noqa: E402
+
+CACHED_RUN = """\
+import sys, time
+start = time.perf_counter()
+from claimcheck.cli import main
+code = main(['verify', *sys.argv[1:], '--format', 'json'])
+print(code, time.perf_counter() - start, 'torch' in sys.modules, file=sys.stderr)
+"""
+
+
+def copy_project(target: Path) -> tuple[Path, str]:
+    """The repository's project, or the engine tests' tiny one when the wiki has no claims."""
+    if load_wiki(load_config(REPO)).claims():
+        for name in ("pyproject.toml", "wiki", "models"):
+            source = REPO / name
+            if source.is_dir():
+                shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(source, target / name)
+        return target, "repository wiki"
+    from tests.engine.conftest import claim, write_project
+
+    tiny = {"model": "tiny", "preset": "small"}
+    claims = [claim(f"params-{i}", "params", {"at_least": 1}, args=tiny) for i in range(20)]
+    claims += [claim(f"holds-{i}", "tinymodels.checks:holds", {"holds": True}) for i in range(20)]
+    return write_project(target, {"2101.00001": claims}), "tiny test project (wiki is empty)"
+
+
+def cli_run(wiki: Path, extra: list[str]) -> tuple[float, list[dict[str, object]]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "claimcheck.cli", "verify", str(wiki), "--format", "json", *extra],
+        capture_output=True, text=True, env=env, check=False,
+    )
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"verify failed ({done.returncode}): {done.stderr.strip()}")
+    return wall, json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--only", help="fnmatch pattern, as for verify --only")
+    ns = parser.parse_args()
+    selection = ["--only", ns.only] if ns.only else []
+    with tempfile.TemporaryDirectory(prefix="claimcheck-bench-") as folder:
+        root, label = copy_project(Path(folder))
+        wiki = root / "wiki"
+        cold_wall, rows = cli_run(wiki, ["--jobs", str(ns.jobs), *selection])
+        ran = [row for row in rows if row["ran"]]
+        check_time = sum(float(row["duration_s"] or 0) for row in ran)
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", CACHED_RUN, str(wiki), *selection],
+                              capture_output=True, text=True, env=env, check=False, cwd=root)
+        cached_wall = time.perf_counter() - start
+        code, inner, torch_loaded = done.stderr.strip().splitlines()[-1].split()
+
+        config = load_config(root)
+        keep = {str(row["claim"]) for row in ran if row["tier"] != "train"}
+        executor = OnlySome(LocalExecutor(ns.jobs), keep)
+        verify(load_wiki(config), RunOptions(force=True, device="cpu"), executor=OnlySome(
+            LocalExecutor(ns.jobs), set(sorted(keep)[:1])))  # start the pool's fork server
+        start = time.perf_counter()
+        report = verify(load_wiki(config), RunOptions(force=True, device="cpu"), executor=executor)
+        warm_wall = time.perf_counter() - start
+        forced = [row for row in report.rows if row.ran]
+        warm_checks = sum(row.duration_s or 0 for row in forced)
+
+    engine = cold_wall - check_time
+    overhead = (warm_wall - warm_checks) / max(len(forced), 1)
+    print(f"project: {label}; {len(rows)} claims, {len(ran)} checks run, --jobs {ns.jobs}")
+    print(f"cold run     {cold_wall:8.2f} s wall, {check_time:8.2f} s inside checks; engine "
+          f"{engine:.2f} s = {engine / max(len(ran), 1):.3f} s per check "
+          "(includes interpreter and pool start)")
+    print(f"cached run   {cached_wall:8.2f} s wall ({float(inner):.2f} s inside main), "
+          f"exit {code}, torch imported: {torch_loaded}")
+    print(f"warm forced  {warm_wall:8.2f} s wall for {len(forced)} non-train checks, "
+          f"{warm_checks:.2f} s inside checks; engine {overhead * 1e3:.1f} ms per check")
+    print(f"ratios: cached/cold {cached_wall / cold_wall:.4f}; engine share of the cold run "
+          f"{engine / cold_wall:.2f}")
+
+
+class OnlySome:
+    """An executor that passes on only the tasks whose claim is in ``keep`` (here: no training)."""
+
+    def __init__(self, inner: LocalExecutor, keep: set[str]) -> None:
+        self.inner, self.keep = inner, keep
+
+    def run(self, tasks: Sequence[Task], listener: Listener) -> Iterator[Outcome]:
+        return self.inner.run([task for task in tasks if task.key in self.keep], listener)
+
+
+if __name__ == "__main__":
+    main()
