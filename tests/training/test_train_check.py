@@ -96,3 +96,16 @@ def test_interrupt_inside_training_propagates_without_result() -> None:
             "train_size": 20, "eval_size": 10, "schedule_overrides": {"recon_weight": 0.0}}
     with pytest.raises(KeyboardInterrupt):
         run_training(spec, ctx)
+
+
+def test_time_limit_makes_the_run_fail_instead_of_shrinking_it() -> None:
+    from types import SimpleNamespace
+
+    from models.train_loop import BudgetExceeded
+    from models.training import run_training
+
+    ctx = SimpleNamespace(budget="smoke", device="cpu", seed=0, progress=lambda m, f: None)
+    spec = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
+            "train_size": 20, "eval_size": 10, "time_limit_s": 0.0}
+    with pytest.raises(BudgetExceeded, match="time limit of 0 s passed in epoch 1"):
+        run_training(spec, ctx)
