@@ -25,6 +25,8 @@ class SiteIndex:
     wiki: Wiki
     docs_dir: Path
     views: dict[str, ClaimView] = field(default_factory=dict)
+    _by_src: dict[str, LoadedCard] | None = field(default=None, repr=False)
+    _paper_srcs: dict[str, str] | None = field(default=None, repr=False)
 
     def card_src(self, card: LoadedCard) -> str | None:
         """The card's path relative to the docs folder (as MkDocs names its files)."""
@@ -34,18 +36,24 @@ class SiteIndex:
             return None
 
     def cards_by_src(self) -> dict[str, LoadedCard]:
-        """Every loaded card by its docs-relative path."""
-        found: dict[str, LoadedCard] = {}
-        for card in self.wiki.cards:
-            src = self.card_src(card)
-            if src is not None:
-                found[src] = card
-        return found
+        """Every loaded card by its docs-relative path (computed once)."""
+        if self._by_src is None:
+            self._by_src = {}
+            for card in self.wiki.cards:
+                src = self.card_src(card)
+                if src is not None:
+                    self._by_src[src] = card
+        return self._by_src
 
     def paper_src(self, arxiv: str) -> str | None:
         """The docs-relative path of the paper card of ``arxiv``, if there is one."""
-        card = self.wiki.paper(arxiv)
-        return None if card is None else self.card_src(card)
+        if self._paper_srcs is None:
+            self._paper_srcs = {}
+            for paper_id, card in self.wiki.papers().items():
+                src = self.card_src(card)
+                if src is not None:
+                    self._paper_srcs[paper_id] = src
+        return self._paper_srcs.get(arxiv)
 
     def claims(self) -> list[ClaimView]:
         """Every claim view, in wiki order."""
