@@ -21,6 +21,7 @@ from models.data.identity import DataIdentity, LabelledSplits
 
 CANVAS = 36
 PAD = 4
+MAX_BYTES = 8_000_000_000  # the arrays are materialised at once; 60M pairs would need ~230 GB
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,11 @@ def make_multimnist(images: np.ndarray, labels: np.ndarray, pairs_per_image: int
         raise ValueError(f"shift must be >= 0, got {shift}")
     if len(np.unique(labels)) < 2:
         raise ValueError("MultiMNIST needs at least two classes in the split")
+    needed = len(labels) * pairs_per_image * CANVAS * CANVAS * 3  # overlay + two components
+    if needed > MAX_BYTES:
+        raise ValueError(f"{len(labels)} digits × {pairs_per_image} pairs need "
+                         f"{needed / 1e9:.1f} GB in memory (limit {MAX_BYTES / 1e9:.0f} GB); "
+                         "use fewer pairs per image")
     digits = images.reshape(len(images), 28, 28)
     base = np.tile(np.arange(len(labels)), pairs_per_image)
     top = np.concatenate([draw_partners(labels, rng) for _ in range(pairs_per_image)])

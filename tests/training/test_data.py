@@ -135,3 +135,10 @@ def test_cifar_batches_are_read_from_a_folder(tmp_path: Path) -> None:
     assert data.train_images.shape == (20, 3, 32, 32)
     assert data.eval_images.shape == (4, 3, 32, 32)
     assert data.eval_is_test and data.identity.name == "cifar10"
+
+
+def test_multimnist_refuses_sets_that_do_not_fit_in_memory() -> None:
+    labels = np.arange(60000) % 10
+    with pytest.raises(ValueError, match="fewer pairs per image"):
+        make_multimnist(np.zeros((60000, 28, 28), np.uint8), labels, 1000, 4,
+                        np.random.default_rng(0))
