@@ -127,16 +127,21 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
     problems = [row for row in rows if row.verdict == "contradicted" or row.errored]
     if problems:
         table = Table(title="contradicted and errored claims", title_justify="left")
-        for column in ("claim", "verdict", "measured", "expected", "card"):
-            table.add_column(column, no_wrap=column in ("claim", "card"))
-        table.add_column("reason", overflow="fold")
+        table.add_column("claim", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("measured", overflow="fold")
+        table.add_column("expected", overflow="fold")
+        table.add_column("card", no_wrap=True)
         for row in problems:
             label = "errored" if row.errored else row.verdict
             table.add_row(
                 row.claim, f"[red]{label}[/]", format_value(row.measured),
-                expected_text(row.expected), row.where(), row.reason,
+                expected_text(row.expected), row.where(),
             )
         console.print(table)
+        for row in problems:
+            if row.errored:
+                console.print(f"[red]errored[/] {row.claim}: {row.reason}")
     stale_rows = [row for row in rows if row.stale]
     if stale_rows:
         console.print(

@@ -114,8 +114,8 @@ class ProgressDisplay:
         self.console = console
         self.echo = echo
         self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/"
-            "{task.total:.0f}", style="dim"), TimeElapsedColumn(),
+            TextColumn("{task.description}"), BarColumn(),
+            TextColumn("{task.fields[note]}", style="dim"), TimeElapsedColumn(),
             console=console, transient=True,
         )
         self.overall: TaskID | None = None
@@ -134,12 +134,14 @@ class ProgressDisplay:
     def planned(self, total: int, device: str | None) -> None:
         """Show the overall bar (nothing when every result is fresh)."""
         if total:
-            self.overall = self.progress.add_task(f"verify on {device}", total=total)
+            self.overall = self.progress.add_task(
+                f"verify on {device}", total=total, note=f"0/{total}"
+            )
 
     def task_event(self, event: TaskEvent) -> None:
         """Start a check's line, or update it with its own progress message."""
         if event.key not in self.running:
-            task = self.progress.add_task(f"  {event.key}", total=None)
+            task = self.progress.add_task(f"  {event.key}", total=None, note="")
             self.running[event.key] = (task, time.monotonic())
         task, _ = self.running[event.key]
         if event.message != "started":
@@ -148,6 +150,7 @@ class ProgressDisplay:
                 task, description=f"  {event.key}: {event.message}",
                 total=None if fraction is None else 1.0,
                 completed=0.0 if fraction is None else fraction,
+                note="" if fraction is None else f"{fraction:.0%}",
             )
 
     def finished(self, row: ClaimRow) -> None:
@@ -157,6 +160,9 @@ class ProgressDisplay:
             self.progress.remove_task(entry[0])
         if self.overall is not None:
             self.progress.advance(self.overall)
+            done = self.progress.tasks[self.overall].completed
+            total = self.progress.tasks[self.overall].total
+            self.progress.update(self.overall, note=f"{done:.0f}/{total:.0f}")
         if self.echo:
             label = "errored" if row.errored else row.verdict
             self.console.print(
