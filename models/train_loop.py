@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,7 @@ class SeedRun:
     images_trained: int = 0
     train_seconds: float = 0.0
     stopped: str = ""
+    model: torch.nn.Module | None = None  # kept only when asked (for the reconstruction grid)
 
 
 class BudgetExceeded(RuntimeError):
@@ -191,7 +193,7 @@ def _autocast(settings: LoopSettings) -> Any:
 
 def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], Arrays],
              held_out: Arrays, schedule: Schedule, batches: Batches, settings: LoopSettings,
-             seed: int, progress: Progress, label: str) -> SeedRun:
+             seed: int, progress: Progress, label: str, keep_model: bool = False) -> SeedRun:
     """Train a fresh model for ``settings.epochs`` epochs and evaluate after each one."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -249,4 +251,44 @@ def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], 
                 break
             if epoch + 1 < settings.epochs:
                 check_deadline(settings, run, f"after epoch {epoch + 1}")
+        if keep_model:
+            run.model = model
     return run
+
+
+def write_reconstruction_grid(model: torch.nn.Module, held_out: Arrays, batches: Batches,
+                              path: Path, count: int = 8) -> bool:
+    """Save ``count`` held-out inputs, spread over the set, above their reconstructions (PNG);
+    False without a decoder.
+
+    The decoder gets the longest capsule at test time (the two longest on MultiMNIST, summed),
+    as in arxiv:1710.09829 §4.1 and §6.2.
+    """
+    if getattr(model, "decoder", None) is None or held_out.images.shape[1] not in (1, 3):
+        return False
+    from matplotlib.figure import Figure
+
+    from models.capsules import longest_mask, top_k_masks
+
+    model.eval()
+    with torch.no_grad():
+        spread = np.linspace(0, len(held_out.labels) - 1, count).astype(int)  # across classes
+        inputs, pixels = batches.images(held_out.images[spread])
+        output = model(inputs)
+        if output.poses is None:
+            return False
+        scores = output.scores.float()
+        masks = top_k_masks(scores, 2) if held_out.multi else longest_mask(scores)[None]
+        rebuilt = sum(model.reconstruct(output.poses, mask) for mask in masks).clamp(0, 1)
+    shown = min(count, len(pixels))
+    figure = Figure(figsize=(shown, 2.2))
+    grid = figure.subplots(2, shown, squeeze=False)
+    for column in range(shown):
+        for row, image in enumerate((pixels[column], rebuilt[column])):
+            picture = image.float().cpu().permute(1, 2, 0).numpy()
+            grid[row][column].imshow(picture.squeeze(-1) if picture.shape[-1] == 1 else picture,
+                                     cmap="gray", vmin=0.0, vmax=1.0)
+            grid[row][column].axis("off")
+    figure.suptitle("held-out inputs (top) and reconstructions (bottom)", fontsize="small")
+    figure.savefig(path, format="png", dpi=72)
+    return True

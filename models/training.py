@@ -31,6 +31,10 @@ stops each seed's training once that much training time is spent, for equal-wall
 comparisons (then evaluated and reported as a proxy). A result is ``exact`` only on the
 paper's dataset and test split, at ``full``, with a schedule that has no departures; otherwise
 ``proxy``, with the reasons listed.
+
+Besides the contract's keys the result may carry ``artifacts: {"reconstructions_png":
+"reconstructions.png"}``, a file written into ``ctx.scratch`` for capsule models with a decoder
+(eight held-out inputs above their reconstructions, from the first seed's model).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import statistics
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,7 +105,13 @@ def run_training(spec: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
 
     from models.data import LabelledSplits, load_dataset
     from models.registry import build_model, model_config
-    from models.train_loop import Arrays, Batches, LoopSettings, run_seed
+    from models.train_loop import (
+        Arrays,
+        Batches,
+        LoopSettings,
+        run_seed,
+        write_reconstruction_grid,
+    )
     from models.train_schedules import resolve_schedule
 
     started = time.perf_counter()
@@ -171,10 +182,18 @@ def run_training(spec: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
         runs.append(run_seed(
             lambda: build_model(settings["model"], settings["preset"], **overrides),
             train_data(seed), held_out_for[seed], schedule, batches, loop, seed, report,
-            label=f"seed {seed}"))
+            label=f"seed {seed}", keep_model=index == 0))
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    return summarise(settings, schedule, identity.as_dict(), base, runs, device, amp, ctx.budget)
+    result = summarise(settings, schedule, identity.as_dict(), base, runs, device, amp,
+                       ctx.budget)
+    scratch = getattr(ctx, "scratch", None)
+    first = runs[0].model
+    runs[0].model = None
+    if scratch is not None and first is not None and write_reconstruction_grid(
+            first, held_out_for[seeds[0]], batches, Path(scratch) / "reconstructions.png"):
+        result["artifacts"] = {"reconstructions_png": "reconstructions.png"}
+    return result
 
 
 def fidelity_reasons(settings: Mapping[str, Any], schedule: Any, base: Any, runs: list[Any],

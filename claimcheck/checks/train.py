@@ -9,7 +9,9 @@ described in docs/architecture.md, "Trainer contract". It then
 * takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
   protocol);
 * writes ``curve.json`` (the full result) and ``curve.svg`` (loss and metric per epoch, one line
-  per seed) into ``ctx.scratch`` and names them as artifacts.
+  per seed) into ``ctx.scratch`` and names them as artifacts, together with any files the
+  trainer wrote there itself and listed in its optional ``artifacts`` mapping (name -> file
+  name), such as a grid of reconstructions.
 
 Budgets are the trainer's business: ``smoke`` is meant to take about 30 s of CPU per check,
 ``short`` about 5 minutes, ``full`` the paper's protocol on a GPU. A missing dataset surfaces as
@@ -119,6 +121,12 @@ def train_check(ctx: CheckContext) -> Evidence:
         json.dumps(result, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
     write_curve_svg(result, ctx.scratch / "curve.svg")
 
+    artifacts = {"curve_json": "curve.json", "curve_svg": "curve.svg"}
+    extra = result.get("artifacts") or {}
+    if isinstance(extra, Mapping):
+        artifacts.update({str(name): str(file) for name, file in extra.items()
+                          if (ctx.scratch / str(file)).is_file()
+                          and Path(str(file)).name == str(file)})
     values = [float(v) for v in result["per_seed"]]
     timings = {"train_check_s": elapsed}
     if isinstance(result.get("images_per_second"), int | float):
@@ -127,7 +135,7 @@ def train_check(ctx: CheckContext) -> Evidence:
         measured=round(statistics.fmean(values), 6),
         details=f"{summary_line(result)}. {result['details']}",
         fidelity=Fidelity(result["fidelity"]),
-        artifacts={"curve_json": "curve.json", "curve_svg": "curve.svg"},
+        artifacts=artifacts,
         timings=timings,
         data=dict(result["data"]),
     )

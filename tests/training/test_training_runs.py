@@ -15,7 +15,8 @@ from models.training import run_training
 pytestmark = pytest.mark.slow
 
 TINY = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
-        "train_size": 160, "eval_size": 100, "epochs": 1}
+        "train_size": 160, "eval_size": 100, "epochs": 1,
+        "time_limit_s": None}  # a busy CI host must not turn these into BudgetExceeded
 
 
 def context(seed: int = 0, messages: list[str] | None = None) -> Any:
@@ -47,7 +48,8 @@ def test_result_names_data_schedule_seeds_device_and_progress() -> None:
 
 def test_multimnist_run_uses_two_labels() -> None:
     spec = {"model": "efficient_capsnet", "preset": "multimnist", "dataset": "multimnist-5k",
-            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error"}
+            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error",
+            "time_limit_s": None}
     result = run_training(spec, context())
     assert 0.0 <= result["per_seed"][0] <= 100.0
     assert result["data"]["name"] == "multimnist(mnist-5k)"
@@ -66,3 +68,5 @@ def test_train_check_end_to_end_with_the_project_trainer(tmp_path: Path) -> None
     curve = json.loads((tmp_path / "curve.json").read_text(encoding="utf-8"))
     assert curve["curves"][0]["epochs"][0]["epoch"] == 1
     assert ET.parse(tmp_path / "curve.svg").getroot().tag.endswith("svg")
+    assert evidence.artifacts["reconstructions_png"] == "reconstructions.png"
+    assert (tmp_path / "reconstructions.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
