@@ -18,7 +18,7 @@ Options (``mkdocs.yml``)::
           branch: main
           strict_verdicts: false      # true: errored and stale claims are warnings
           dashboard_page: claims-dashboard.md
-          legend_page: claims-legend.md
+          legend_page: claims-legend.md   # an existing wiki page of that name is kept
           templates: null             # folder of templates overriding the built-in ones
 """
 
@@ -123,7 +123,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         self.generated = set()
         pages = (
             (self.config.dashboard_page, "Claims dashboard", _DASHBOARD_TOKEN),
-            (self.config.legend_page, "What the verdicts mean", _LEGEND_TOKEN),
+            (self.config.legend_page, "Verdict legend", _LEGEND_TOKEN),
         )
         for src, title, token in pages:
             if files.get_file_from_path(src) is not None:
@@ -228,10 +228,8 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             target = self.files.get_file_from_path(src) if src else None
             if target is not None:
                 papers[view.arxiv] = target.url_relative_to(page.file)
-        legend = None
-        if self.config.legend_page in self.generated:
-            legend_file = self.files.get_file_from_path(self.config.legend_page)
-            legend = legend_file.url_relative_to(page.file) if legend_file else None
+        legend_file = self.files.get_file_from_path(self.config.legend_page)
+        legend = legend_file.url_relative_to(page.file) if legend_file else None
         dashboard = self.renderer.dashboard(
             self.index.claims(),
             papers,

@@ -33,7 +33,7 @@ CHROMIUM_FLAGS = (
 class Browser:
     """One headless Chromium with one page; every call waits at most ``timeout`` seconds."""
 
-    def __init__(self, executable: str, profile: Path, timeout: float = 20.0) -> None:
+    def __init__(self, executable: str, profile: Path, timeout: float = 45.0) -> None:
         self.timeout = timeout
         to_child, self._write = os.pipe()
         self._read, from_child = os.pipe()

@@ -7,7 +7,10 @@ missing). Screenshots of the concept page and the dashboard go to ``tests/artifa
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -153,4 +156,26 @@ def test_dashboard_renders_without_running_script(browser: Browser, root: str) -
     if root.startswith("http"):
         ARTIFACTS.mkdir(exist_ok=True)
         browser.screenshot(ARTIFACTS / "site-dashboard.png")
+    assert browser.dialogs() == []
+
+
+def test_repository_site_shows_badges(browser: Browser, tmp_path: Path) -> None:
+    """The repository's own wiki: a concept page with badges, and the dashboard (screenshots)."""
+    root = Path(__file__).resolve().parents[2]
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(site)],
+        cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=True, timeout=600,
+    )
+    concepts = sorted((site / "concepts").glob("*.html"))
+    assert concepts, "the repository's wiki has no concept page"
+    page = max(concepts, key=lambda path: path.read_text(encoding="utf-8").count("cc-cite "))
+    browser.navigate(page.as_uri())
+    visible = browser.evaluate(f"{CITATION_BADGES}.filter({VISIBLE}).length")
+    assert visible > 0 and visible == browser.evaluate(f"{CITATION_BADGES}.length")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "repo-concept.png")
+    browser.navigate((site / "claims-dashboard.html").as_uri())
+    assert browser.evaluate("document.querySelectorAll('.cc-total').length") == 4
+    browser.screenshot(ARTIFACTS / "repo-dashboard.png")
     assert browser.dialogs() == []
