@@ -11,7 +11,7 @@ Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
     archive   = lower , { lower } , [ "-" , lower , { lower } ] ;
     subject   = letter , { letter | "-" } ;
     doi-id    = "10." , digit , { digit } , "/" , doi-char , { doi-char } ;
-    doi-char  = ? any character except white space and "]" ? ;
+    doi-char  = ? any character except white space, "," and "]" ? ;
 
 Where a citation counts: an opening ``[`` followed by ``arxiv`` or ``doi`` (any case) and then
 ``:`` (or white space and a digit). Everything else in brackets is prose. A candidate that is a
@@ -50,7 +50,9 @@ _SCHEME = re.compile(r"[A-Za-z]+")
 _NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
 _OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
 _VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
-_DOI = re.compile(r"10\.\d+/[^\s\]]+")
+_DOI = re.compile(r"10\.\d+/[^\s\],]+")
+MAX_CITATION_LENGTH = 300
+"""A candidate with no ``]`` within this many characters is unclosed (bounds the scan's work)."""
 _CODE_HINT = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
 # Block-level constructs whose code-ness only a real Markdown parse can settle: fences, indented
 # lines (code blocks, or list continuations), block quotes, HTML blocks and tables.
@@ -251,16 +253,17 @@ def scan_citations(
         line_index = bisect.bisect_right(line_starts, start) - 1
         line = line_index + 1 + line_offset
         col = start - line_starts[line_index] + 1
-        close = markdown.find("]", start)
-        newline = markdown.find("\n", start)
-        line_end = len(markdown) if newline == -1 else newline
-        if close == -1 or close > line_end:
+        next_line = line_index + 1
+        line_end = line_starts[next_line] - 1 if next_line < len(line_starts) else len(markdown)
+        limit = min(line_end, start + MAX_CITATION_LENGTH)
+        close = markdown.find("]", start, limit)
+        if close == -1 or markdown.find("[", start + 1, close) != -1:
             problems.append(
                 CitationProblem(
                     path,
                     line,
                     col,
-                    "unclosed citation: no ']' on this line",
+                    "unclosed citation: no ']' after it on this line",
                     "a citation must not break across lines",
                 )
             )

@@ -89,6 +89,12 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
         if exc.context and exc.context_mark and exc.context_mark is not problem_mark:
             message += f" ({exc.context} started at line {exc.context_mark.line + 1 + shift})"
         raise YamlProblem(f"YAML syntax error: {message}", line, col) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + first_line
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise YamlProblem(
+            f"character {exc.character!r} is not allowed in YAML", line, col
+        ) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(f"YAML error: {exc}", first_line, 1) from None
     finally:

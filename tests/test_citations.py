@@ -212,7 +212,7 @@ def test_problem_column_points_at_the_offending_token() -> None:
 def test_a_citation_broken_across_lines_is_a_problem() -> None:
     _, problems = scan_citations("Wrapped [arxiv:2101.12491\n§3.1] here.", "a.md")
     assert [(p.line, p.col, p.message) for p in problems] == [
-        (1, 9, "unclosed citation: no ']' on this line")
+        (1, 9, "unclosed citation: no ']' after it on this line")
     ]
 
 
