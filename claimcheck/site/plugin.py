@@ -109,7 +109,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         self.index = build_index(self.project, Path(config.docs_dir), results)
         self.files = files
         self.pages = {}
-        self._report_problems(self.index.claims())
+        self._report_problems(self.index)
         files.append(File.generated(config, CSS_PATH, content=stylesheet()))
         self.curves = {}
         for view in self.index.claims():
@@ -133,11 +133,11 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             self.generated.add(src)
         return files
 
-    def _report_problems(self, claims: list[ClaimView]) -> None:
-        assert self.index is not None  # set by on_files just before
-        for error in self.index.wiki.load_errors:
+    def _report_problems(self, index: SiteIndex) -> None:
+        """Cards that did not load (info); errored or stale claims (warnings when strict)."""
+        for error in index.wiki.load_errors:
             log.info("claimcheck: card not loaded: %s", error.one_line())
-        attention = [claim for claim in claims if claim.needs_attention]
+        attention = [claim for claim in index.claims() if claim.needs_attention]
         report = log.warning if self.config.strict_verdicts else log.debug
         for claim in attention:
             what = "errored" if claim.errored else "stale"
@@ -193,8 +193,8 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         if self.index is None:
             return html
         src = page.file.src_uri
-        if src in self.generated:
-            return self._generated_content(html, page)
+        if src in self.generated and self.files is not None:
+            return self._generated_content(html, page, self.index, self.files)
         state = self.pages.get(src)
         if state is None:
             return html
@@ -218,20 +218,19 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
         return _after_title(html, header)
 
-    def _generated_content(self, html: str, page: Page) -> str:
-        assert self.index is not None and self.files is not None  # set by on_files
+    def _generated_content(self, html: str, page: Page, index: SiteIndex, files: Files) -> str:
         if page.file.src_uri == self.config.legend_page:
             return html.replace(f"<p>{_LEGEND_TOKEN}</p>", self.renderer.legend())
         papers: dict[str, str] = {}
-        for view in self.index.claims():
-            src = self.index.paper_src(view.arxiv)
-            target = self.files.get_file_from_path(src) if src else None
+        for view in index.claims():
+            src = index.paper_src(view.arxiv)
+            target = files.get_file_from_path(src) if src else None
             if target is not None:
                 papers[view.arxiv] = target.url_relative_to(page.file)
-        legend_file = self.files.get_file_from_path(self.config.legend_page)
+        legend_file = files.get_file_from_path(self.config.legend_page)
         legend = legend_file.url_relative_to(page.file) if legend_file else None
         dashboard = self.renderer.dashboard(
-            self.index.claims(),
+            index.claims(),
             papers,
             lambda view: f"{papers.get(view.arxiv, '')}#{view.anchor}",
             legend,
