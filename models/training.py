@@ -6,12 +6,14 @@ second, device, data identity, schedule and fidelity.
 
 Spec keys (a claim's ``args``)::
 
-    model: efficient-capsnet        # registry name          preset: mnist
+    model: efficient_capsnet        # registry name          preset: mnist
     overrides: {iterations: 1}      # model config fields (optional)
     dataset: mnist-5k               # models.data.load_dataset name; data_folder: optional path
     shift: 4                        # MultiMNIST only (6 = the Efficient-CapsNet code)
     train_pairs_per_image: 1        # MultiMNIST pairs per digit (the paper: 1000 for both)
     eval_pairs_per_image: 1
+    image_size: 48                  # smallNORB resize (default: the model config's image_size;
+                                    # no crops, unlike the official pipelines)
     schedule: official              # "paper" | "official"; schedule_overrides: {lr: 1e-3}
     metric: accuracy                # "accuracy" | "error" (percent) | "images_per_second"
     seeds: 3                        # a count (ctx.seed, ctx.seed+1, ...) or a list
@@ -59,7 +61,7 @@ BUDGET_DEFAULTS: dict[str, dict[str, Any]] = {
 SPEC_KEYS = {"model", "preset", "overrides", "dataset", "data_folder", "shift", "schedule",
              "schedule_overrides", "metric", "seeds", "epochs", "train_size", "eval_size",
              "time_budget_s", "time_limit_s", "budgets", "amp", "allow_cpu_full",
-             "train_pairs_per_image", "eval_pairs_per_image", "max_batch_size"}
+             "train_pairs_per_image", "eval_pairs_per_image", "max_batch_size", "image_size"}
 PAPER_MULTIMNIST_PAIRS = 1000  # arxiv:1710.09829 §6.1: 1K overlays per digit
 METRICS = ("accuracy", "error", "images_per_second")
 
@@ -130,8 +132,9 @@ def run_training(spec: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
         schedule = replace(schedule, batch_size=int(cap), departures=(
             *schedule.departures, f"batch size capped at {cap} by the {ctx.budget} budget"))
     overrides = dict(settings.get("overrides") or {})
-    model_config(settings["model"], settings["preset"], **overrides)  # fail before loading data
-    source = load_dataset(settings["dataset"], settings.get("data_folder"),
+    config = model_config(settings["model"], settings["preset"], **overrides)  # fail early
+    image_size = settings.get("image_size") or getattr(config, "image_size", None)
+    source = load_dataset(settings["dataset"], settings.get("data_folder"), image_size=image_size,
                           shift=int(settings.get("shift", 4)),
                           train_pairs_per_image=int(settings.get("train_pairs_per_image", 1)),
                           eval_pairs_per_image=int(settings.get("eval_pairs_per_image", 1)))

@@ -142,3 +142,23 @@ def test_multimnist_refuses_sets_that_do_not_fit_in_memory() -> None:
     with pytest.raises(ValueError, match="fewer pairs per image"):
         make_multimnist(np.zeros((60000, 28, 28), np.uint8), labels, 1000, 4,
                         np.random.default_rng(0))
+
+
+def test_smallnorb_matrix_files_are_read_and_resized(tmp_path: Path) -> None:
+    import struct
+
+    from models.data.smallnorb import FILES
+
+    def write(name: str, magic: int, array: np.ndarray) -> None:
+        dims = list(array.shape) + [1] * max(0, 3 - array.ndim)
+        header = struct.pack("<ii", magic, array.ndim) + struct.pack(f"<{len(dims)}i", *dims)
+        (tmp_path / name).write_bytes(header + array.tobytes())
+
+    images = np.full((3, 2, 96, 96), 7, dtype=np.uint8)
+    labels = np.array([0, 4, 2], dtype=np.int32)
+    for split in ("train", "test"):
+        write(FILES[f"{split}_images"], 0x1E3D4C55, images)
+        write(FILES[f"{split}_labels"], 0x1E3D4C54, labels)
+    data = load_dataset("smallnorb", folder=tmp_path, image_size=48)
+    assert data.train_images.shape == (3, 2, 48, 48) and (data.train_images == 7).all()
+    assert data.eval_labels.tolist() == [0, 4, 2] and data.num_classes == 5
