@@ -19,13 +19,13 @@ import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any, TextIO
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any, TextIO
 
 from claimcheck.cards import Expect
 from claimcheck.verdict import Verdict, describe_expect, format_value
+
+if TYPE_CHECKING:  # rich is imported by the text formats only
+    from rich.console import Console
 
 
 class OutputFormat(str, Enum):
@@ -99,6 +99,8 @@ def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool =
 
 def _console(out: TextIO) -> Console:
     """A console on ``out``; off a terminal, wide enough that ids and paths stay whole."""
+    from rich.console import Console
+
     console = Console(file=out, highlight=False, soft_wrap=False)
     if not console.is_terminal:
         console.width = max(console.width, 160)
@@ -110,6 +112,8 @@ _STYLES = {"verified": "green", "contradicted": "red", "unverified": "yellow"}
 
 def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> None:
     """The summary table, then the contradicted and errored claims, then a stale note."""
+    from rich.table import Table
+
     counts = Counter(row.verdict for row in rows)
     summary = Table(title="claimcheck verdicts", title_justify="left")
     summary.add_column("verdict")
@@ -210,6 +214,8 @@ def junit_xml(rows: list[ClaimRow]) -> str:
 
 def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     """``claimcheck status`` as text: every claim with its stored verdict and a stale marker."""
+    from rich.table import Table
+
     console = _console(out)
     table = Table(title="stored verdicts", title_justify="left")
     for column in ("claim", "verdict", "measured", "expected", "card"):

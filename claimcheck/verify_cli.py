@@ -18,9 +18,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING
 
 from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError, UsageError
@@ -29,6 +27,10 @@ from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
 from claimcheck.wiki import Wiki
+
+if TYPE_CHECKING:  # rich is imported when a display is shown: a cached JSON run skips it
+    from rich.console import Console
+    from rich.progress import TaskID
 
 _MARKS = {"verified": "[green]✓[/]", "contradicted": "[red]✗[/]", "unverified": "[yellow]?[/]"}
 
@@ -111,6 +113,8 @@ class ProgressDisplay:
     """Rich progress on stderr: an overall bar and one line per running check."""
 
     def __init__(self, console: Console, echo: bool) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
         self.console = console
         self.echo = echo
         self.progress = Progress(
@@ -181,8 +185,10 @@ def run_verify(ns: argparse.Namespace) -> int:
         force=ns.force, only=ns.only, seed=ns.seed,
     )
     style = OutputFormat(ns.format)
-    console = Console(stderr=True, highlight=False)
-    if console.is_terminal:
+    if sys.stderr.isatty():
+        from rich.console import Console
+
+        console = Console(stderr=True, highlight=False)
         with ProgressDisplay(console, echo=style is OutputFormat.TEXT) as display:
             report = verify(wiki, options, display)
     else:

@@ -175,3 +175,17 @@ def test_a_second_concurrent_run_is_refused(
     with store.run_lock():
         code, _, err = run(["verify", str(project / "wiki")], capsys)
     assert code == ExitCode.USAGE and "another claimcheck verify is running" in err
+
+
+def test_cuda_without_a_gpu_is_unverified_not_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    code, out, _ = run(["verify", str(project / "wiki"), "--device", "cuda", "--format", "json"],
+                       capsys)
+    rows = rows_of(out)
+    assert code == ExitCode.OK
+    assert rows["params"]["reason"] == "device unavailable: torch sees no CUDA device"
+    assert not rows["params"]["errored"]
