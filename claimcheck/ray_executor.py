@@ -35,6 +35,7 @@ import socket
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,7 +158,11 @@ def write_artifacts(files: Mapping[str, bytes], folder: Path) -> None:
 
 
 class ProgressSink:
-    """A Ray actor holding the workers' messages until the driver drains them."""
+    """A Ray actor holding the workers' messages until the driver drains them.
+
+    One sink serves every run of a driver process (an actor costs a worker process to start);
+    each message carries its run's token so that a run never sees another's messages.
+    """
 
     def __init__(self) -> None:
         self._messages: list[Message] = []
@@ -170,6 +175,19 @@ class ProgressSink:
         """Every message since the last drain, oldest first."""
         messages, self._messages = self._messages, []
         return messages
+
+
+_SINKS: dict[str, Any] = {}
+"""The progress sink of each Ray job (driver connection) of this process, by job id."""
+
+
+def progress_sink(ray: Any) -> Any:
+    """This driver's :class:`ProgressSink` actor, created on first use."""
+    job = str(ray.get_runtime_context().get_job_id())
+    if job not in _SINKS:
+        _SINKS.clear()  # sinks of earlier connections died with them
+        _SINKS[job] = ray.remote(ProgressSink).options(num_cpus=0).remote()
+    return _SINKS[job]
 
 
 @contextlib.contextmanager
@@ -206,17 +224,21 @@ def _warm_up(cpus: float) -> None:
 
 
 def run_remote(
-    task: Task, sink: Any, attempt: int, cpus: float
+    task: Task, sink: Any, token: str, attempt: int, cpus: float
 ) -> tuple[Outcome, dict[str, bytes]]:
-    """The body of one Ray task: run the check in a private scratch folder, return its files."""
+    """The body of one Ray task: run the check in a private scratch folder, return its files.
+
+    Messages to the driver are ``(token, "start", key, attempt)`` and
+    ``(token, "progress", key, message, fraction)``.
+    """
     ray = import_ray()
 
     def send(message: Message) -> None:
         with contextlib.suppress(Exception):  # progress is best effort; the result is not
-            sink.put.remote(message)
+            sink.put.remote((token, *message))
 
     _warm_up(cpus)
-    ray.get(sink.put.remote(("start", task.key, attempt)))  # before any result can exist
+    ray.get(sink.put.remote((token, "start", task.key, attempt)))  # before any result exists
     if not task.root.is_dir():
         reason = f"project folder {task.root} not found on node {socket.gethostname()}"
         return Outcome(task.key, None, reason, error=reason, errored=True), {}
@@ -248,6 +270,47 @@ def _failure_summary(error: BaseException) -> str:
 
 
 @dataclass
+class _Session:
+    """One :meth:`RayExecutor.run`: the Ray module, the remote function, the sink, the token."""
+
+    ray: Any
+    remote: Any
+    sink: Any
+    token: str
+    pending: dict[Any, _Running] = dataclasses.field(default_factory=dict)
+
+    def submit(self, running: _Running, system_retries: int) -> None:
+        running.started = None
+        options = {"max_retries": system_retries, **running.options}
+        ref = self.remote.options(**options).remote(
+            running.task, self.sink, self.token, running.attempt, running.options["num_cpus"]
+        )
+        self.pending[ref] = running
+
+    def forward(self, listener: Listener) -> None:
+        """Hand this run's drained start and progress messages to ``listener``."""
+        by_key = {running.task.key: running for running in self.pending.values()}
+        for token, kind, key, *rest in self.ray.get(self.sink.drain.remote()):
+            running = by_key.get(key)
+            if token != self.token or running is None:
+                continue  # another run's message, or a late one of a finished task
+            if kind == "start" and rest[0] == running.attempt:
+                running.started = time.monotonic()
+                if not running.announced:
+                    running.announced = True
+                    listener(TaskEvent(key, "started"))
+            elif kind == "progress":
+                listener(TaskEvent(key, rest[0], rest[1]))
+
+    def cancel_all(self) -> None:
+        """Stop every task still pending (their workers are killed)."""
+        for ref in self.pending:
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref, force=True)
+        self.pending.clear()
+
+
+@dataclass
 class RayExecutor:
     """Runs tasks on a Ray cluster (``address``: ``auto`` or ``HOST:PORT``) or, with no address,
     on a local Ray instance with ``num_cpus`` CPUs (default: all of this machine's).
@@ -272,12 +335,10 @@ class RayExecutor:
         """Submit every task, then yield each outcome as soon as it is known."""
         ray = import_ray()
         started_here = self._connect(ray)
-        pending: dict[Any, _Running] = {}
-        sink: Any = None
+        session: _Session | None = None
         try:
-            sink = ray.remote(ProgressSink).options(num_cpus=0).remote()
-            remote = ray.remote(run_remote)
-            nodes = [n["Resources"] for n in ray.nodes() if n.get("Alive")]
+            session = _Session(ray, ray.remote(run_remote), progress_sink(ray), uuid.uuid4().hex)
+            nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
             has_gpus = any(node.get("GPU", 0.0) > 0 for node in nodes)
             for task in tasks:
                 override = getattr(task, "resources", None)
@@ -285,19 +346,15 @@ class RayExecutor:
                 problem = infeasible_reason(options, nodes)
                 if problem:
                     yield Outcome(task.key, None, problem, error=problem, errored=True)
-                    continue
-                running = _Running(task, options, time.monotonic())
-                pending[self._submit(remote, sink, running)] = running
-            while pending:
-                yield from self._step(ray, remote, sink, pending, listener)
+                else:
+                    session.submit(_Running(task, options, time.monotonic()), self.system_retries)
+            while session.pending:
+                yield from self._step(session, listener)
         finally:
-            for ref in pending:
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
-            if sink is not None:
-                with contextlib.suppress(Exception):
-                    ray.kill(sink)
+            if session is not None:
+                session.cancel_all()
             if started_here:
+                _SINKS.clear()
                 ray.shutdown()
 
     def _connect(self, ray: Any) -> bool:
@@ -315,52 +372,28 @@ class RayExecutor:
             raise UsageError(f"cannot reach Ray at {where}: {_failure_summary(error)}") from None
         return True
 
-    def _submit(self, remote: Any, sink: Any, running: _Running) -> Any:
-        running.started = None
-        return remote.options(max_retries=self.system_retries, **running.options).remote(
-            running.task, sink, running.attempt, running.options["num_cpus"]
-        )
-
-    def _step(
-        self, ray: Any, remote: Any, sink: Any, pending: dict[Any, _Running], listener: Listener
-    ) -> Iterator[Outcome]:
+    def _step(self, session: _Session, listener: Listener) -> Iterator[Outcome]:
         now = time.monotonic()
-        deadlines = [r.started + r.task.timeout_s for r in pending.values()
+        deadlines = [r.started + r.task.timeout_s for r in session.pending.values()
                      if r.started is not None and r.task.timeout_s is not None]
-        pause = min([self.poll_s, *(deadline - now for deadline in deadlines)])
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, pause))
-        self._forward(ray.get(sink.drain.remote()), pending, listener)
+        pause = max(0.0, min([self.poll_s, *(deadline - now for deadline in deadlines)]))
+        ready, _ = session.ray.wait(list(session.pending), num_returns=1, timeout=pause)
+        session.forward(listener)
         for ref in ready:
-            running = pending.pop(ref)
-            outcome = self._finish(ray, ref, running)
+            running = session.pending.pop(ref)
+            outcome = self._finish(session.ray, ref, running)
             if outcome is None:
-                pending[self._submit(remote, sink, running)] = running
+                session.submit(running, self.system_retries)
             else:
                 yield outcome
         now = time.monotonic()
-        for ref, running in list(pending.items()):
+        for ref, running in list(session.pending.items()):
             if running.overdue(now):
-                ray.cancel(ref, force=True)
-                del pending[ref]
+                session.ray.cancel(ref, force=True)
+                del session.pending[ref]
                 reason = f"timed out after {running.task.timeout_s:g} s"
-                duration = now - (running.started or running.submitted)
                 yield Outcome(running.task.key, None, reason, error=reason, errored=True,
-                              duration_s=duration)
-
-    @staticmethod
-    def _forward(messages: list[Message], pending: dict[Any, _Running], listener: Listener) -> None:
-        by_key = {running.task.key: running for running in pending.values()}
-        for message in messages:
-            running = by_key.get(message[1])
-            if running is None:
-                continue  # a late message of a task that already finished
-            if message[0] == "start" and message[2] == running.attempt:
-                running.started = time.monotonic()
-                if not running.announced:
-                    running.announced = True
-                    listener(TaskEvent(running.task.key, "started"))
-            elif message[0] == "progress":
-                listener(TaskEvent(message[1], message[2], message[3]))
+                              duration_s=now - (running.started or running.submitted))
 
     def _finish(self, ray: Any, ref: Any, running: _Running) -> Outcome | None:
         """The task's outcome, or ``None`` when it must be submitted again."""
@@ -372,9 +405,8 @@ class RayExecutor:
                 return None
             reason = (f"worker failed after {running.attempt} attempt(s): "
                       f"{_failure_summary(error)}")
-            duration = time.monotonic() - running.submitted
             return Outcome(running.task.key, None, reason, error=str(error), errored=True,
-                           duration_s=duration)
+                           duration_s=time.monotonic() - running.submitted)
         outcome, files = result
         write_artifacts(files, running.task.scratch)
         return outcome

@@ -1,0 +1,54 @@
+"""Failures on Ray: a worker killed on its first attempt is retried (by Ray, or by the driver when
+Ray gives up) and then succeeds; a check that always kills its worker, or hangs, ends unverified
+with the reason while the other checks go on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claimcheck.ray_executor import RayExecutor
+from claimcheck.runner import RunOptions
+from tests.engine.conftest import claim
+from tests.executor_contract import Observed, run_contract, stored_results, write_contract_project
+
+
+def _attempts(root: Path, name: str) -> int:
+    return len((root / "attempts" / name).read_text().splitlines())
+
+
+def _run(root: Path, executor: RayExecutor, timeout_s: float = 60.0) -> dict[str, Observed]:
+    run_contract(root, executor, RunOptions(device="cpu", timeout_s=timeout_s))
+    return stored_results(root)
+
+
+@pytest.mark.usefixtures("ray_address")
+def test_ray_retries_a_worker_that_died(tmp_path: Path) -> None:
+    root = write_contract_project(tmp_path, [
+        claim("dies-once", "tinymodels.contract:dies_once", {"holds": True},
+              args={"name": "dies-once"}),
+    ])
+    results = _run(root, RayExecutor(system_retries=1, attempts=1))
+    assert results["dies-once"].verdict == "verified"
+    assert _attempts(root, "dies-once") == 2
+
+
+@pytest.mark.usefixtures("ray_address")
+def test_driver_resubmits_then_gives_up_with_the_reason(tmp_path: Path) -> None:
+    root = write_contract_project(tmp_path, [
+        claim("dies-once", "tinymodels.contract:dies_once", {"holds": True},
+              args={"name": "dies-once"}),
+        claim("always-dies", "tinymodels.checks:exits", {"holds": True}),
+        claim("hangs", "tinymodels.checks:hangs", {"holds": True}),
+        claim("holds", "tinymodels.checks:holds", {"holds": True}),
+    ])
+    results = _run(root, RayExecutor(system_retries=0, attempts=2), timeout_s=4.0)
+    assert results["dies-once"].verdict == "verified"
+    assert _attempts(root, "dies-once") == 2
+    dead = results["always-dies"]
+    assert (dead.verdict, dead.errored) == ("unverified", True)
+    assert dead.reason.startswith("worker failed after 2 attempt(s): WorkerCrashedError")
+    hung = results["hangs"]
+    assert (hung.verdict, hung.reason, hung.errored) == ("unverified", "timed out after 4 s", True)
+    assert results["holds"].verdict == "verified"
