@@ -5,8 +5,9 @@ input size and at the sizes each paper's network uses), ratios between the metho
 images per second of every network at batch 16 and 64. Every figure is a median over repeats;
 the routing layers are timed in interleaved rounds so that load drifts hit all methods alike.
 
-    python benchmarks/routing.py            # full run, a few minutes on 2 cores
-    python benchmarks/routing.py --quick    # batch 16 only, fewer repeats and networks
+    python benchmarks/routing.py            # heavy cases (CIFAR nets, 35M baseline) at bs 16 only
+    python benchmarks/routing.py --full     # every case at batch 16 and 64 (several minutes)
+    python benchmarks/routing.py --quick    # batch 16 only, fewer repeats, capsule nets only
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from models.registry import build_model
 from models.self_attention_routing import SelfAttentionRouting
 
 Step = Callable[[], object]
+STACK = "paper: inverted CIFAR-10 capsule stack, 2 passes"
 
 
 def _inverted_passes(
@@ -46,13 +48,11 @@ def _inverted_passes(
 
 
 def routing_cases(
-    batch: int,
+    batch: int, with_stack: bool
 ) -> dict[str, tuple[Callable[[torch.Tensor], torch.Tensor], torch.Tensor]]:
     """name -> (layer call, input). The first four share the CapsNet size 1152×8D -> 10×16D."""
     shared = torch.randn(batch, 1152, 8)
-    cifar = build_model("inverted_capsnet", "cifar10_simple")
-    primary = cifar.primary(torch.rand(batch, 3, 32, 32)).detach()
-    return {
+    cases = {
         "dynamic r=1, 1152→10": (DynamicRouting(1152, 8, 10, 16, iterations=1), shared),
         "dynamic r=3, 1152→10": (DynamicRouting(1152, 8, 10, 16, iterations=3), shared),
         "self-attention, 1152→10": (SelfAttentionRouting(1152, 8, 10, 16), shared),
@@ -64,11 +64,12 @@ def routing_cases(
             SelfAttentionRouting(16, 8, 10, 16),
             torch.randn(batch, 16, 8),
         ),
-        "paper: inverted CIFAR-10 capsule stack, 2 passes": (
-            lambda u: cifar.route(u)[-1],
-            primary,
-        ),
     }
+    if with_stack:
+        cifar = build_model("inverted_capsnet", "cifar10_simple")
+        primary = cifar.primary(torch.rand(batch, 3, 32, 32)).detach()
+        cases[STACK] = (lambda u: cifar.route(u)[-1], primary)
+    return cases
 
 
 Clock = Callable[[], float]
@@ -92,9 +93,9 @@ def median_times(
 
 
 def bench_routing(
-    batch: int, rounds: int, clock: Clock
+    batch: int, rounds: int, clock: Clock, with_stack: bool
 ) -> tuple[dict[str, float], dict[str, float]]:
-    cases = routing_cases(batch)
+    cases = routing_cases(batch, with_stack)
     forward: dict[str, Step] = {}
     backward: dict[str, Step] = {}
     for name, (layer, u) in cases.items():
@@ -145,7 +146,8 @@ NETWORKS = [
     ("resnet18", "cifar10"),
     ("capsnet_baseline", "mnist"),
 ]
-QUICK_NETWORKS = NETWORKS[:4]
+LIGHT_NETWORKS = NETWORKS[:4]
+HEAVY_NETWORKS = NETWORKS[4:]
 
 
 def bench_training(
@@ -172,7 +174,12 @@ def print_routing(batches: list[int], results: dict[int, tuple[dict, dict]]) -> 
     print("| layer | " + " | ".join(f"bs {b} fwd | bs {b} fwd+bwd" for b in batches) + " |")
     print("|---|" + "---|---|" * len(batches))
     for name in results[batches[0]][0]:
-        cells = [f"{_ms(results[b][0][name])} | {_ms(results[b][1][name])}" for b in batches]
+        cells = [
+            f"{_ms(results[b][0][name])} | {_ms(results[b][1][name])}"
+            if name in results[b][0]
+            else "– | –"
+            for b in batches
+        ]
         print(f"| {name} | " + " | ".join(cells) + " |")
     reference = "self-attention, 1152→10"
     print(f"\n### Ratios to `{reference}` (same 1152×8 input), forward / forward+backward\n")
@@ -194,7 +201,7 @@ def print_routing(batches: list[int], results: dict[int, tuple[dict, dict]]) -> 
     for b in batches:
         fwd = results[b][0]["dynamic r=3, 1152→10"] / results[b][0][paper]
         both = results[b][1]["dynamic r=3, 1152→10"] / results[b][1][paper]
-        print(f"- bs {b}: forward {fwd:.0f}×, forward+backward {both:.0f}×")
+        print(f"- bs {b}: forward {fwd:.1f}×, forward+backward {both:.1f}×")
 
 
 def print_training(batches: list[int], rates: dict) -> None:
@@ -202,7 +209,8 @@ def print_training(batches: list[int], rates: dict) -> None:
     print("| network | " + " | ".join(f"bs {b}" for b in batches) + " |")
     print("|---|" + "---|" * len(batches))
     for (name, preset), by_batch in rates.items():
-        print(f"| {name}/{preset} | " + " | ".join(f"{by_batch[b]:.0f}" for b in batches) + " |")
+        cells = [f"{by_batch[b]:.0f}" if b in by_batch else "–" for b in batches]
+        print(f"| {name}/{preset} | " + " | ".join(cells) + " |")
     first = batches[0]
     capsnet, efficient = (
         rates[("capsnet", "mnist")][first],
@@ -214,7 +222,9 @@ def print_training(batches: list[int], rates: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="batch 16 only, fewer repeats")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="batch 16 only, fewer repeats")
+    mode.add_argument("--full", action="store_true", help="heavy cases at batch 64 too")
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
     parser.add_argument(
         "--clock",
@@ -228,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     batches = [16] if args.quick else [16, 64]
-    rounds, steps = (3, 2) if args.quick else (7, 3)
+    rounds, steps = (3, 2) if args.quick else (5, 2)
     load = os.getloadavg()[0]
     print(
         f"torch {torch.__version__}, {args.threads} threads, {args.clock} clock, "
@@ -238,9 +248,14 @@ def main(argv: list[str] | None = None) -> int:
         print("WARNING: the CPU is shared; OpenMP threads that wait on each other slow small ops")
         print("by up to 100×. Compare figures only from an idle machine, or use --threads 1.")
     start = time.perf_counter()
-    results = {batch: bench_routing(batch, rounds, clock) for batch in batches}
+    results = {
+        batch: bench_routing(batch, rounds, clock, with_stack=args.full or batch == 16)
+        for batch in batches
+    }
     print_routing(batches, results)
-    rates = bench_training(QUICK_NETWORKS if args.quick else NETWORKS, batches, steps, clock)
+    rates = bench_training(LIGHT_NETWORKS, batches, steps, clock)
+    if not args.quick:
+        rates |= bench_training(HEAVY_NETWORKS, batches if args.full else [16], steps, clock)
     print_training(batches, rates)
     elapsed = time.perf_counter() - start
     print(f"\n(total {elapsed:.0f} s, load average {os.getloadavg()[0]:.1f} at end)")

@@ -184,6 +184,11 @@ class CapsNet(nn.Module):
     ``digit_caps.last_coupling`` after a forward), ``decoder`` (``MLPDecoder``, absent when
     ``config.decoder`` is False). ``forward`` returns lengths (B, K) and poses (B, K, 16);
     ``reconstruct(poses, mask)`` feeds the masked 160-d vector to the decoder (§4.1).
+
+    Presets: ``mnist`` has no DigitCaps bias (8,215,568 params, 6,804,224 without the decoder;
+    ``digit_bias=True`` gives the TF layout's 8,215,728 / 6,804,384). ``multimnist`` (36×36,
+    3,200 primary capsules, decoder to 1296 pixels) keeps the TF code's DigitCaps bias, the
+    assumption under which it has the paper's 11.36M (11,361,968; reference sheet §2.3).
     """
 
     score_kind = "lengths"
