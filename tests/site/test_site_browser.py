@@ -110,7 +110,11 @@ def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
         browser.screenshot(ARTIFACTS / "site-concept.png")
     browser.hover(1, 1)
     browser.wait_for(f"!{VISIBLE}({card})")
-    browser.evaluate(f"{CITATION_BADGES}[2].focus()")
+    browser.evaluate("document.querySelectorAll('.cc-cite__link')[2].focus()")
+    browser.press_tab()  # from the citation's link to its badge, as a keyboard user would
+    assert browser.evaluate("document.activeElement.getAttribute('aria-describedby')") == (
+        "cc-card-2"
+    )
     browser.wait_for(f"{VISIBLE}(document.getElementById('cc-card-2'))")
     assert "measured 1.42" in browser.evaluate("document.getElementById('cc-card-2').innerText")
     assert browser.dialogs() == []
@@ -179,3 +183,21 @@ def test_repository_site_shows_badges(browser: Browser, tmp_path: Path) -> None:
     assert browser.evaluate("document.querySelectorAll('.cc-total').length") == 4
     browser.screenshot(ARTIFACTS / "repo-dashboard.png")
     assert browser.dialogs() == []
+
+
+def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
+    """Material scrolls tables inside clipping wrappers; an open card must still show whole."""
+    browser.navigate(f"{root}/concepts/routing.html")
+    x, y = browser.evaluate(
+        f"(b => {{ b.scrollIntoView({{block: 'center'}}); const r = b.getBoundingClientRect();"
+        f" return [r.x + r.width / 2, r.y + r.height / 2]; }})({CITATION_BADGES}[5])"
+    )
+    browser.hover(x, y)
+    card = "document.getElementById('cc-card-5')"
+    browser.wait_for(f"{VISIBLE}({card})")
+    bottom_is_card = (
+        f"(c => {{ const r = c.getBoundingClientRect();"
+        f" return c.contains(document.elementFromPoint(r.x + r.width / 2, r.bottom - 4)); }})"
+        f"({card})"
+    )
+    assert browser.evaluate(bottom_is_card) is True
