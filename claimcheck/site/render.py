@@ -84,11 +84,19 @@ class Renderer:
         return self._render("citation.html", cite=cite, card_id=card_id)
 
     def claims_table(
-        self, claims: Sequence[ClaimView], source_href: SourceHref, curve_href: CurveHref
+        self,
+        claims: Sequence[ClaimView],
+        source_href: SourceHref,
+        curve_href: CurveHref,
+        anchor_prefix: str = "",
     ) -> str:
-        """A paper's claims table with one evidence ``<details>`` block per claim."""
+        """A paper's claims table with one evidence ``<details>`` block per claim.
+
+        ``anchor_prefix`` keeps row ids unique when several papers share one page (the report).
+        """
         return self._render(
-            "claims_table.html", claims=claims, source_href=source_href, curve_href=curve_href
+            "claims_table.html", claims=claims, source_href=source_href, curve_href=curve_href,
+            prefix=anchor_prefix,
         )
 
     def strip(self, counts: Tally, uncovered: int) -> str:
@@ -133,7 +141,7 @@ class Renderer:
     ) -> str:
         """A self-contained HTML document: dashboard and every paper's claims table."""
         by_paper = papers_summary(claims, {})
-        paper_ids = {row.arxiv: f"#paper-{index}" for index, row in enumerate(by_paper, 1)}
+        prefixes = {row.arxiv: f"paper-{index}-" for index, row in enumerate(by_paper, 1)}
         sections = [
             {
                 "title": row.title,
@@ -143,13 +151,17 @@ class Renderer:
                         [claim for claim in claims if claim.arxiv == row.arxiv],
                         source_href,
                         lambda claim: None,
+                        prefixes[row.arxiv],
                     )
                 ),
             }
             for row in by_paper
         ]
         dashboard = self.dashboard(
-            claims, paper_ids, lambda claim: f"#{claim.anchor}", legend_href=None
+            claims,
+            {arxiv: f"#{prefix.rstrip('-')}" for arxiv, prefix in prefixes.items()},
+            lambda claim: f"#{prefixes[claim.arxiv]}{claim.anchor}",
+            legend_href=None,
         )
         return self._render(
             "report.html",
