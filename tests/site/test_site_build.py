@@ -84,3 +84,17 @@ def test_no_external_urls_in_minisite(unrun_site: Path) -> None:
         html = page.read_text(encoding="utf-8")
         for url in re.findall(r'(?:href|src)="((?:https?:)?//[^"]+)"', html):
             assert url.startswith(allowed), f"{page}: {url}"
+
+
+def test_templates_can_be_overridden_one_by_one(tmp_path: Path) -> None:
+    project = copy_fixture("minisite", tmp_path)
+    overrides = project / "overrides"
+    overrides.mkdir()
+    (overrides / "legend.html").write_text(
+        '<p class="cc-house-legend">House legend for {{ "<b>" }}</p>\n', encoding="utf-8"
+    )
+    site = build_site(project, templates=str(overrides))
+    legend = (site / PAGES["legend"]).read_text(encoding="utf-8")
+    assert '<p class="cc-house-legend">House legend for &lt;b&gt;</p>' in legend
+    concept = (site / PAGES["concept"]).read_text(encoding="utf-8")
+    assert 'class="cc-badge cc-badge--unverified"' in concept  # the other templates still apply
