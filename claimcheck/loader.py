@@ -7,6 +7,7 @@ Every problem becomes a :class:`~claimcheck.errors.CardError` whose location is 
 from __future__ import annotations
 
 import difflib
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,13 +75,14 @@ def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
 def read_text(path: Path, display: str) -> str:
     """Read a card as UTF-8, with size and encoding errors located."""
     try:
-        data = path.read_bytes()
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise _fail("not a regular file (a device, pipe or folder cannot be a card)", display)
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CARD_BYTES + 1)  # never more, whatever the file claims
     except OSError as exc:
         raise _fail(f"cannot read file: {exc.strerror or exc}", display) from None
     if len(data) > MAX_CARD_BYTES:
-        raise _fail(
-            f"card is {len(data):,} bytes; the limit is {MAX_CARD_BYTES:,} bytes", display
-        )
+        raise _fail(f"card is larger than the limit of {MAX_CARD_BYTES:,} bytes", display)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

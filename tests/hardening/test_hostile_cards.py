@@ -188,12 +188,6 @@ def _env(extra_path: Path | None = None) -> dict[str, str]:
             "CLAIMCHECK_MEMORY_LIMIT_GB": "0"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loader.read_text reads the whole file before checking its size, and load_wiki only "
-    "skips non-cards whose st_size > 0: a committed symlink to /dev/zero is read until memory "
-    "runs out (reported to the lead: read at most MAX_CARD_BYTES + 1, refuse non-regular files)",
-)
 def test_symlink_to_an_endless_device_is_refused(tmp_path: Path) -> None:
     """Git stores symlinks, so a pull request can add ``wiki/zero.md -> /dev/zero``."""
     (tmp_path / "wiki").mkdir()
