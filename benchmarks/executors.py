@@ -3,13 +3,15 @@ Ray on a local two-CPU instance.
 
 The checks come from the engine tests' tiny project (20 ``params`` counts of a small network,
 20 custom property checks), generated in a temporary folder for every run so that nothing is
-cached. Each executor runs the same project twice: **cold** (the first run of this process: the
-pool's workers start and import torch) and **warm** (workers or the fork server already up).
+cached. Each executor runs the same project twice: **cold** (its first run: its workers start
+and import torch) and **warm** (a second run). Starting the local pool's fork server (which
+imports torch once, for every local run after it) and starting Ray (``ray.init``) are timed apart,
+before the rounds.
 
 Printed per run: the wall time of ``verify`` and the overhead per task, both also as ratios to
 local ``--jobs 1`` of the same round. The overhead per task is the worker-slot time a task costs
 beyond its own check, ``(wall × slots − Σ check durations) / tasks``, where ``slots`` is the
-number of workers (1, 2 and 2). Starting Ray itself (``ray.init``) is timed apart.
+number of workers (1, 2 and 2).
 
 Usage: ``python benchmarks/executors.py [--checks 40] [--rounds 2]`` (needs ``claimcheck[ray]``
 for the Ray rows; without it they are skipped with the install hint).
@@ -104,6 +106,9 @@ def main() -> None:
         ("local --jobs 1", 1, lambda: LocalExecutor(jobs=1)),
         ("local --jobs 2", 2, lambda: LocalExecutor(jobs=2)),
     ]
+    start = time.perf_counter()
+    measure("fork server", 1, LocalExecutor(jobs=1), 2)
+    print(f"local fork server start (imports torch once): {time.perf_counter() - start:.1f} s")
     if ray_installed():
         ray = import_ray()
         start = time.perf_counter()
