@@ -107,18 +107,23 @@ def main() -> None:
         forced = [row for row in report.rows if row.ran]
         warm_checks = sum(row.duration_s or 0 for row in forced)
 
-    engine = cold_wall - check_time
-    overhead = (warm_wall - warm_checks) / max(len(forced), 1)
+    # Worker-seconds not spent inside a check: pool start, planning, judging, storing, and the
+    # idle tail of a parallel run; an upper bound of the engine's own cost.
+    engine = cold_wall * ns.jobs - check_time
+    overhead = (warm_wall * ns.jobs - warm_checks) / max(len(forced), 1)
     print(f"project: {label}; {len(rows)} claims, {len(ran)} checks run, --jobs {ns.jobs}")
     print(f"cold run     {cold_wall:8.2f} s wall, {check_time:8.2f} s inside checks; engine "
-          f"{engine:.2f} s = {engine / max(len(ran), 1):.3f} s per check "
+          f"{engine:.2f} worker-s = {engine / max(len(ran), 1):.3f} s per check "
           "(includes interpreter and pool start)")
     print(f"cached run   {cached_wall:8.2f} s wall ({float(inner):.2f} s inside main), "
           f"exit {code}, torch imported: {torch_loaded}")
     print(f"warm forced  {warm_wall:8.2f} s wall for {len(forced)} non-train checks, "
           f"{warm_checks:.2f} s inside checks; engine {overhead * 1e3:.1f} ms per check")
-    print(f"ratios: cached/cold {cached_wall / cold_wall:.4f}; engine share of the cold run "
-          f"{engine / cold_wall:.2f}")
+    print(f"ratios: cached/cold {cached_wall / cold_wall:.4f}; engine share of the cold run's "
+          f"worker time {engine / (cold_wall * ns.jobs):.2f}")
+    for row in rows:
+        if row.get("errored"):
+            print(f"errored: {row['claim']}: {row['reason']}")
 
 
 class OnlySome:
