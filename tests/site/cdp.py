@@ -100,6 +100,16 @@ class Browser:
         """Open ``url`` and wait for its load event."""
         self.events.clear()
         self.call("Page.navigate", session=True, url=url)
+        self.wait_for_load()
+
+    def click(self, selector: str) -> None:
+        """Click the first element matching ``selector`` and wait for the page it opens."""
+        self.events.clear()
+        self.evaluate(f"document.querySelector({json.dumps(selector)}).click()")
+        self.wait_for_load()
+
+    def wait_for_load(self) -> None:
+        """Wait for the load event of the page being opened (a dialog fails the wait)."""
         deadline = time.monotonic() + self.timeout
         while not any(event.get("method") == "Page.loadEventFired" for event in self.events):
             self.events.append(self._receive(deadline))
@@ -120,12 +130,17 @@ class Browser:
     def wait_for(self, expression: str, timeout: float | None = None) -> Any:
         """Poll a JavaScript expression until it is truthy; return its value."""
         deadline = time.monotonic() + (timeout or self.timeout)
+        problem = ""
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as error:  # e.g. the page is between two documents
+                problem = f" (last error: {error})"
+                value = None
             if value:
                 return value
             time.sleep(0.1)
-        raise TimeoutError(f"still false after waiting: {expression}")
+        raise TimeoutError(f"still false after waiting: {expression}{problem}")
 
     def hover(self, x: float, y: float) -> None:
         """Move the mouse to page coordinates (CSS pixels)."""

@@ -122,9 +122,8 @@ def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
 
 def test_citation_link_lands_on_its_claim(browser: Browser, root: str) -> None:
     browser.navigate(f"{root}/concepts/routing.html")
-    browser.events.clear()
-    browser.evaluate("document.querySelector('.cc-cite__link').click()")
-    browser.wait_for("location.pathname.endsWith('/papers/routing-paper.html')")
+    browser.click(".cc-cite__link")
+    assert browser.evaluate("location.pathname").endswith("/papers/routing-paper.html")
     assert browser.evaluate("location.hash") == "#claim-accuracy"
     landed = browser.wait_for(
         "(row => row && row.getBoundingClientRect().top >= 0"
