@@ -122,3 +122,27 @@ def test_symlink_out_of_the_root_is_not_trusted(tmp_path: Path) -> None:
     (row,) = json.loads(verify.stdout)
     assert row["verdict"] == "unverified"
     assert not (outside / "OUTSIDE_CODE_RAN").exists()
+
+
+def test_references_inside_args_of_built_in_kinds_are_refused_too(tmp_path: Path) -> None:
+    """``params`` takes a model ``factory`` and ``timing`` takes factories ``a``/``b``: both
+    are called with keyword arguments from the card, so they pass the same boundary."""
+    marker = tmp_path / "ARGS_CODE_RAN"
+    root = write_project(tmp_path / "project", {ARXIV: [
+        claim("factory", "params", {"at_least": 1}, args={
+            "factory": "subprocess:run", "kwargs": {"args": ["touch", str(marker)]}}),
+        claim("timing", "timing", {"at_least": 0}, args={
+            "a": "subprocess:getoutput", "a_args": {"cmd": f"touch {marker}"},
+            "b": "tinymodels.timers:sleeper", "b_args": {"seconds": 0.001}}),
+    ]})
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    lint = _cli(root, env, "lint", "wiki")
+    assert lint.returncode == 1
+    assert lint.stdout.count("standard-library module 'subprocess'") == 2, lint.stdout
+    verify = _cli(root, env, "verify", "wiki", "--device", "cpu", "--format", "json")
+    assert "Traceback" not in verify.stderr
+    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(verify.stdout)}
+    assert {name: row["verdict"] for name, row in rows.items()} == {
+        "factory": "unverified", "timing": "unverified"}
+    assert all("standard-library module 'subprocess'" in row["reason"] for row in rows.values())
+    assert not marker.exists()
