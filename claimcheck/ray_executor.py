@@ -112,7 +112,7 @@ def task_resources(
     if wanted.get("gpus") is not None:
         options["num_gpus"] = float(wanted["gpus"] or 0)
     if wanted.get("memory_gb") is not None:
-        options["memory"] = float(int(float(wanted["memory_gb"] or 0) * GIB))
+        options["memory"] = int(float(wanted["memory_gb"] or 0) * GIB)
     return options
 
 
@@ -263,6 +263,15 @@ class _Running:
         return self.started is not None and timeout is not None and now > self.started + timeout
 
 
+def _probe(address: str, timeout_s: float = 10.0) -> None:
+    """Fail fast on a ``HOST:PORT`` nobody listens on (``ray.init`` would retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if address == "auto" or "://" in address or not host or not port.isdigit():
+        return
+    with socket.create_connection((host, int(port)), timeout=timeout_s):
+        pass
+
+
 def _failure_summary(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[0] if lines else "(no message)"
@@ -315,8 +324,9 @@ class RayExecutor:
     """Runs tasks on a Ray cluster (``address``: ``auto`` or ``HOST:PORT``) or, with no address,
     on a local Ray instance with ``num_cpus`` CPUs (default: all of this machine's).
 
-    A Ray session this executor starts is shut down when :meth:`run` ends; one that was already
-    initialised (by the caller, or a test fixture) is left running.
+    A Ray session this executor starts is shut down when :meth:`run` ends. When this process is
+    already connected to Ray (by the caller, or a test fixture), that connection is used as it
+    is, whatever ``address`` says, and left open.
     """
 
     address: str | None = None
@@ -363,11 +373,12 @@ class RayExecutor:
         quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
         try:
             if self.address:
+                _probe(self.address)
                 ray.init(address=self.address, **quiet)
             else:
                 ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1,
                          include_dashboard=False, **quiet)
-        except ConnectionError as error:
+        except OSError as error:  # ConnectionError included
             where = self.address or "a local instance"
             raise UsageError(f"cannot reach Ray at {where}: {_failure_summary(error)}") from None
         return True

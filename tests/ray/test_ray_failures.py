@@ -1,6 +1,6 @@
-"""Failures on Ray: a worker killed on its first attempt is retried (by Ray, or by the driver when
-Ray gives up) and then succeeds; a check that always kills its worker, or hangs, ends unverified
-with the reason while the other checks go on."""
+"""Failures on Ray: a worker killed on its first attempt is retried and then succeeds; a check that
+always kills its worker is retried by Ray and resubmitted by the driver a bounded number of times,
+then ends unverified with the reason; a hanging check is cancelled; the other checks go on."""
 
 from __future__ import annotations
 
@@ -37,18 +37,14 @@ def test_ray_retries_a_worker_that_died(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("ray_address")
 def test_driver_resubmits_then_gives_up_with_the_reason(tmp_path: Path) -> None:
     root = write_contract_project(tmp_path, [
-        claim("dies-once", "tinymodels.contract:dies_once", {"holds": True},
-              args={"name": "dies-once"}),
         claim("always-dies", "tinymodels.checks:exits", {"holds": True}),
         claim("hangs", "tinymodels.checks:hangs", {"holds": True}),
         claim("holds", "tinymodels.checks:holds", {"holds": True}),
     ])
-    results = _run(root, RayExecutor(system_retries=0, attempts=2), timeout_s=4.0)
-    assert results["dies-once"].verdict == "verified"
-    assert _attempts(root, "dies-once") == 2
+    results = _run(root, RayExecutor(system_retries=0, attempts=2), timeout_s=3.0)
     dead = results["always-dies"]
     assert (dead.verdict, dead.errored) == ("unverified", True)
     assert dead.reason.startswith("worker failed after 2 attempt(s): WorkerCrashedError")
     hung = results["hangs"]
-    assert (hung.verdict, hung.reason, hung.errored) == ("unverified", "timed out after 4 s", True)
+    assert (hung.verdict, hung.reason, hung.errored) == ("unverified", "timed out after 3 s", True)
     assert results["holds"].verdict == "verified"
