@@ -107,12 +107,13 @@ def task_resources(
         "num_gpus": 1.0 if tier == "train" and budget == "full" and cluster_has_gpus else 0.0,
     }
     wanted = dict(override or {})
-    if wanted.get("cpus") is not None:
-        options["num_cpus"] = float(wanted["cpus"] or 0)
-    if wanted.get("gpus") is not None:
-        options["num_gpus"] = float(wanted["gpus"] or 0)
-    if wanted.get("memory_gb") is not None:
-        options["memory"] = int(float(wanted["memory_gb"] or 0) * GIB)
+    cpus, gpus, memory_gb = (wanted.get(key) for key in ("cpus", "gpus", "memory_gb"))
+    if cpus is not None:
+        options["num_cpus"] = float(cpus)
+    if gpus is not None:
+        options["num_gpus"] = float(gpus)
+    if memory_gb is not None:
+        options["memory"] = int(float(memory_gb) * GIB)
     return options
 
 
