@@ -31,12 +31,13 @@ import importlib
 import importlib.util
 import logging
 import os
+import site
 import socket
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -203,15 +204,22 @@ def project_modules_forgotten(root: Path) -> Iterator[None]:
         yield
     finally:
         roots = [root.resolve()] + [Path(p).resolve() for p in set(sys.path) - set(path_before)]
+        # Installed packages stay, even from a virtual environment inside the project folder.
+        installed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, site.USER_SITE)
+                     if p}
         sys.path[:] = path_before
         for name in set(sys.modules) - modules_before:
             file = getattr(sys.modules.get(name), "__file__", None)
             if name.partition(".")[0] == "claimcheck" or not file:
                 continue
             where = Path(file).resolve()
-            if any(where == r or r in where.parents for r in roots):
+            if _inside(where, roots) and not _inside(where, installed):
                 del sys.modules[name]
         importlib.invalidate_caches()
+
+
+def _inside(path: Path, folders: Iterable[Path]) -> bool:
+    return any(folder == path or folder in path.parents for folder in folders)
 
 
 def _warm_up(cpus: float) -> None:

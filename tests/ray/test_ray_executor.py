@@ -92,6 +92,23 @@ def test_a_task_leaves_no_project_module_behind(tmp_path: Path) -> None:
     assert "pytest" in sys.modules
 
 
+def test_installed_packages_stay_even_inside_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packages = tmp_path / "project" / ".venv" / "lib"
+    packages.mkdir(parents=True)
+    (packages / "claimcheck_test_installed.py").write_text("VALUE = 2\n")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "project" / ".venv"))
+    monkeypatch.delitem(sys.modules, "claimcheck_test_installed", raising=False)
+    with project_modules_forgotten(tmp_path / "project"):
+        sys.path.insert(0, str(packages))
+        import claimcheck_test_installed  # type: ignore[import-not-found]
+
+        assert claimcheck_test_installed.VALUE == 2
+    assert "claimcheck_test_installed" in sys.modules
+    monkeypatch.delitem(sys.modules, "claimcheck_test_installed")
+
+
 def test_without_ray_the_executor_refuses_with_the_install_hint(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
