@@ -334,6 +334,9 @@ class ResultStore:
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             self._ignore(path, str(exc))
             return None
+        except RecursionError:  # a hostile file nested deeper than the parser's stack
+            self._ignore(path, "nested too deeply to be a result")
+            return None
         if path.stem != stem or expected_claim not in (None, result.claim):
             self._ignore(path, f"it holds claim {result.claim!r}")
             return None

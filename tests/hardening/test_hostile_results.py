@@ -89,11 +89,6 @@ DEEP = {"array": b"[" * 100_000 + b"]" * 100_000,
         "object": b'{"claim": ' * 50_000 + b"1" + b"}" * 50_000}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store._load catches ValueError, but json.loads raises RecursionError on deep nesting "
-    "(reported to the engine helper: catch RecursionError too, or bound the file size)",
-)
 @pytest.mark.parametrize("shape", sorted(DEEP))
 def test_deeply_nested_result_file_is_skipped_with_a_warning(tmp_path: Path, shape: str) -> None:
     assert _read(tmp_path, DEEP[shape]) is None
@@ -104,7 +99,6 @@ def test_untouched_result_reads_back(tmp_path: Path) -> None:
     assert result is not None and result.claim == CLAIM
 
 
-@pytest.mark.xfail(strict=True, reason="the same RecursionError, seen from the command line")
 def test_status_survives_a_hostile_result_file(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project", {
         "2101.00013": [claim("c1", "tinymodels.checks:holds", {"holds": True})],
