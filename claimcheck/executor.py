@@ -8,7 +8,9 @@ results store; the caller, the single writer, does.
 
 Workers talk to the parent over one pipe each (no shared queue, so a worker killed mid-message
 cannot wedge the others): ``("start", key)``, ``("progress", key, message, fraction)`` and
-``("done", Outcome)``.
+``("done", Outcome)``. Before each check a worker lowers its address-space limit
+(:mod:`claimcheck.limits`: ``CLAIMCHECK_MEMORY_LIMIT_GB`` or the claim's ``resources.memory_gb``;
+none on a GPU), so a check that allocates without bound fails alone with ``MemoryError``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from claimcheck.checks.api import CheckContext, DataUnavailable, Evidence
+from claimcheck.limits import (
+    MemoryLimitError,
+    apply_memory_limit,
+    memory_limit_bytes,
+    memory_limit_for_device,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,8 @@ class Task:
     scratch: Path
     root: Path
     timeout_s: float | None = None
+    tier: str | None = None
+    resources: dict[str, float | None] | None = None  # the claim's ``resources:``, if any
 
 
 @dataclass(frozen=True)
@@ -162,7 +172,21 @@ def _worker_main(connection: Connection, threads: int) -> None:
         if task is None:
             return
         connection.send(("start", task.key))
-        connection.send(("done", run_task(task, connection.send)))
+        try:
+            _limit_memory(task)
+        except MemoryLimitError as exc:
+            outcome = Outcome(task.key, None, f"bad memory limit: {exc}", error=str(exc),
+                              errored=True)
+        else:
+            outcome = run_task(task, connection.send)
+        connection.send(("done", outcome))
+
+
+def _limit_memory(task: Task) -> None:
+    """Cap this worker's address space for ``task`` (see :mod:`claimcheck.limits`)."""
+    memory_gb = (task.resources or {}).get("memory_gb")
+    limit = memory_limit_for_device(task.device, memory_limit_bytes(memory_gb))
+    apply_memory_limit(limit)
 
 
 @dataclass

@@ -181,7 +181,8 @@ class _Run:
         task = Task(
             ref.global_id, check, dict(ref.claim.args), self.device, self.options.budget,
             self.options.seed, self.scratch / result_stem(ref.global_id), self.wiki.config.root,
-            timeout_for(tier, self.options),
+            timeout_for(tier, self.options), tier.value,
+            ref.claim.resources.model_dump() if ref.claim.resources else None,
         )
         return task, tier.value
 

@@ -3,6 +3,8 @@
 ``verify`` runs every selected check that is missing or stale in worker processes, shows a rich
 progress display on stderr (overall progress, plus a line per running check fed by its
 ``ctx.progress`` messages), then prints the report on stdout in the chosen ``--format``.
+``--executor ray [--ray-address auto|HOST:PORT]`` hands the checks to Ray instead of the local
+pool (:mod:`claimcheck.ray_executor`); everything else is the same.
 ``status`` prints the stored verdicts with stale markers; it runs nothing and imports no torch.
 
 Exit codes (:class:`~claimcheck.exitcodes.ExitCode`) are a function of the selected claims'
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError, UsageError
-from claimcheck.executor import TaskEvent
+from claimcheck.executor import Executor, TaskEvent
 from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
@@ -79,6 +81,10 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on", choices=["contradicted"],
                         help="exit 3 when a claim is contradicted")
     parser.add_argument("--seed", type=int, default=0, help="seed handed to every check")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="local process pool (default), or a Ray cluster")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="auto or HOST:PORT of a running Ray cluster (default: start one)")
 
 
 def configure_status_parser(parser: argparse.ArgumentParser) -> None:
@@ -175,8 +181,21 @@ class ProgressDisplay:
             )
 
 
+def _executor(ns: argparse.Namespace) -> Executor | None:
+    """The executor the options ask for (``None``: the runner's local pool)."""
+    if ns.ray_address is not None and ns.executor != "ray":
+        raise UsageError("--ray-address needs --executor ray")
+    if ns.executor != "ray":
+        return None
+    from claimcheck.ray_executor import RayExecutor
+
+    address = ns.ray_address
+    return RayExecutor(address=address, num_cpus=None if address else ns.jobs)
+
+
 def run_verify(ns: argparse.Namespace) -> int:
     """``claimcheck verify``: run what is stale, print the report, return the exit code."""
+    executor = _executor(ns)
     wiki = _load_or_report(ns.path)
     if wiki is None:
         return ExitCode.USAGE
@@ -190,9 +209,9 @@ def run_verify(ns: argparse.Namespace) -> int:
 
         console = Console(stderr=True, highlight=False)
         with ProgressDisplay(console, echo=style is OutputFormat.TEXT) as display:
-            report = verify(wiki, options, display)
+            report = verify(wiki, options, display, executor)
     else:
-        report = verify(wiki, options)
+        report = verify(wiki, options, executor=executor)
     render(report.rows, style, sys.stdout, debug=getattr(ns, "debug", False))
     if report.interrupted:
         print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
