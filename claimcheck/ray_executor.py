@@ -173,6 +173,10 @@ class ProgressSink:
         """Keep one message."""
         self._messages.append(message)
 
+    def flush(self) -> None:
+        """Nothing: a caller that waits for this knows its earlier messages have arrived (an
+        actor runs one caller's calls in the order they were made)."""
+
     def drain(self) -> list[Message]:
         """Every message since the last drain, oldest first."""
         messages, self._messages = self._messages, []
@@ -255,6 +259,8 @@ def run_remote(
         scratch = Path(folder) / "scratch"
         with project_modules_forgotten(task.root):
             outcome = run_task(dataclasses.replace(task, scratch=scratch), send)
+        with contextlib.suppress(Exception):  # every progress message lands before the result
+            ray.get(sink.flush.remote())
         return outcome, read_artifacts(scratch)
 
 
