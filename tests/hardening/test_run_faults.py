@@ -7,7 +7,6 @@ that a killed or misbehaving run can never take the test process with it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import resource
@@ -20,7 +19,6 @@ from typing import Any
 
 import pytest
 
-import claimcheck.executor
 from claimcheck.store import Result
 from tests.engine.conftest import claim, write_project
 
@@ -212,24 +210,22 @@ def test_full_disk_keeps_the_old_result_whole(tmp_path: Path) -> None:
     assert not list((root / ".claimcheck").rglob("*.tmp"))
 
 
-def _executor_applies_memory_limit() -> bool:
-    return "apply_memory_limit" in inspect.getsource(claimcheck.executor)
-
-
-@pytest.mark.xfail(
-    not _executor_applies_memory_limit(), strict=True,
-    reason="claimcheck/executor.py does not call claimcheck.limits.apply_memory_limit yet",
-)
-def test_memory_hog_is_stopped_by_the_per_check_limit_and_others_go_on(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("environment", "claim_gb"), [("2", None), ("0", 2)],
+                         ids=["limit-from-environment", "limit-from-claim-resources"])
+def test_memory_hog_is_stopped_by_the_per_check_limit_and_others_go_on(
+    tmp_path: Path, environment: str, claim_gb: int | None
+) -> None:
     """The hog asks for 48 x 64 MiB = 3 GiB of address space (never touched, so harmless
-    without a limit too); with a 2 GiB ceiling it must fail inside its own worker."""
+    without a limit too); with a 2 GiB ceiling, from the environment or from the claim's
+    ``resources.memory_gb`` (which wins over ``0``, no limit), it fails inside its own worker."""
+    extra = {"resources": {"memory_gb": claim_gb}} if claim_gb is not None else {}
     root = _project(tmp_path / "project", [
-        claim("hog", "tinymodels.faulty:hog", {"holds": True}, args={"chunks": 48}),
+        claim("hog", "tinymodels.faulty:hog", {"holds": True}, args={"chunks": 48}, **extra),
         claim("holds", "tinymodels.checks:holds", {"holds": True}),
         claim("params", "params", {"at_least": 1}, args={"model": "tiny", "preset": "small"}),
     ])
     result = subprocess.run(_verify_command(), cwd=root, text=True, capture_output=True,
-                            env=_env(CLAIMCHECK_MEMORY_LIMIT_GB="2"), timeout=300)
+                            env=_env(CLAIMCHECK_MEMORY_LIMIT_GB=environment), timeout=300)
     assert "Traceback" not in result.stderr
     rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(result.stdout)}
     assert rows["hog"]["verdict"] == "unverified"
