@@ -93,19 +93,26 @@ def task_tier(task: Task) -> str:
 
 
 def task_resources(
-    tier: str, budget: str, override: Mapping[str, float | None] | None, cluster_has_gpus: bool
+    tier: str,
+    budget: str,
+    override: Mapping[str, float | None] | None,
+    cluster: Sequence[Mapping[str, float]],
 ) -> dict[str, float]:
     """Ray options (``num_cpus``, ``num_gpus``, ``memory`` in bytes) for one check.
 
     Defaults: one CPU for ``static``, ``unit`` and ``bench`` checks and for ``train`` at the
     ``smoke`` budget; two CPUs for ``train`` at ``short`` and ``full``, plus one GPU at ``full``
-    when the cluster has any. ``override`` is a claim's ``resources:`` (``cpus``, ``gpus``,
-    ``memory_gb``); each key it sets wins.
+    when a node of the ``cluster`` (each node's total resources) has one. A default never asks
+    for more CPUs than the largest node has (a one-CPU local instance still trains). ``override``
+    is a claim's ``resources:`` (``cpus``, ``gpus``, ``memory_gb``): each key it sets wins, and
+    is a demand, never shrunk.
     """
     heavy = tier == "train" and budget in ("short", "full")
+    largest = max((node.get("CPU", 0.0) for node in cluster), default=1.0)
+    has_gpus = any(node.get("GPU", 0.0) > 0 for node in cluster)
     options = {
-        "num_cpus": 2.0 if heavy else 1.0,
-        "num_gpus": 1.0 if tier == "train" and budget == "full" and cluster_has_gpus else 0.0,
+        "num_cpus": max(1.0, min(2.0 if heavy else 1.0, largest)),
+        "num_gpus": 1.0 if tier == "train" and budget == "full" and has_gpus else 0.0,
     }
     wanted = dict(override or {})
     cpus, gpus, memory_gb = (wanted.get(key) for key in ("cpus", "gpus", "memory_gb"))
@@ -364,10 +371,9 @@ class RayExecutor:
         try:
             session = _Session(ray, ray.remote(run_remote), progress_sink(ray), uuid.uuid4().hex)
             nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
-            has_gpus = any(node.get("GPU", 0.0) > 0 for node in nodes)
             for task in tasks:
                 override = getattr(task, "resources", None)
-                options = task_resources(task_tier(task), task.budget, override, has_gpus)
+                options = task_resources(task_tier(task), task.budget, override, nodes)
                 problem = infeasible_reason(options, nodes)
                 if problem:
                     yield Outcome(task.key, None, problem, error=problem, errored=True)

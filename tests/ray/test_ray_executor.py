@@ -24,27 +24,32 @@ from claimcheck.ray_executor import (
 )
 from tests.engine.conftest import write_project
 
+GPU_NODE = {"CPU": 8.0, "GPU": 1.0}
+CPU_NODE = {"CPU": 8.0}
 
-@pytest.mark.parametrize(("tier", "budget", "gpus_present", "cpus", "gpus"), [
-    ("static", "full", True, 1.0, 0.0),
-    ("unit", "smoke", False, 1.0, 0.0),
-    ("bench", "full", True, 1.0, 0.0),
-    ("train", "smoke", True, 1.0, 0.0),
-    ("train", "short", True, 2.0, 0.0),
-    ("train", "full", False, 2.0, 0.0),
-    ("train", "full", True, 2.0, 1.0),
+
+@pytest.mark.parametrize(("tier", "budget", "cluster", "cpus", "gpus"), [
+    ("static", "full", [GPU_NODE], 1.0, 0.0),
+    ("unit", "smoke", [CPU_NODE], 1.0, 0.0),
+    ("bench", "full", [GPU_NODE], 1.0, 0.0),
+    ("train", "smoke", [GPU_NODE], 1.0, 0.0),
+    ("train", "short", [GPU_NODE], 2.0, 0.0),
+    ("train", "full", [CPU_NODE], 2.0, 0.0),
+    ("train", "full", [CPU_NODE, GPU_NODE], 2.0, 1.0),
+    ("train", "short", [{"CPU": 1.0}], 1.0, 0.0),
 ])
 def test_default_resources_follow_tier_and_budget(
-    tier: str, budget: str, gpus_present: bool, cpus: float, gpus: float
+    tier: str, budget: str, cluster: list[dict[str, float]], cpus: float, gpus: float
 ) -> None:
-    assert task_resources(tier, budget, None, gpus_present) == {"num_cpus": cpus, "num_gpus": gpus}
+    assert task_resources(tier, budget, None, cluster) == {"num_cpus": cpus, "num_gpus": gpus}
 
 
 def test_a_claims_resources_override_each_key_it_sets() -> None:
-    options = task_resources("train", "full", {"cpus": 4, "memory_gb": 1.5}, True)
+    options = task_resources("train", "full", {"cpus": 4, "memory_gb": 1.5}, [GPU_NODE])
     assert options == {"num_cpus": 4.0, "num_gpus": 1.0, "memory": 1.5 * GIB}
-    assert task_resources("static", "smoke", {"gpus": 0.5, "cpus": None}, True) == {
+    assert task_resources("static", "smoke", {"gpus": 0.5, "cpus": None}, [GPU_NODE]) == {
         "num_cpus": 1.0, "num_gpus": 0.5}
+    assert task_resources("unit", "smoke", {"cpus": 16}, [{"CPU": 1.0}])["num_cpus"] == 16.0
 
 
 def test_a_task_no_node_can_hold_is_refused_with_the_reason() -> None:
