@@ -114,3 +114,25 @@ def test_status_survives_a_hostile_result_file(tmp_path: Path) -> None:
     assert "Traceback" not in status.stderr, status.stderr[-800:]
     assert status.returncode == 0
     assert f".claimcheck/results/{FILE}" in status.stderr
+
+
+def test_artifact_paths_in_a_result_cannot_leave_the_store(tmp_path: Path) -> None:
+    """The site copies artifacts named by results; a committed result must not name, say,
+    ``~/.ssh/id_rsa``, by ``..`` or by a symlink placed in the artifacts folder."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private\n", encoding="utf-8")
+    store = ResultStore(tmp_path / "project" / ".claimcheck")
+    folder = store.artifacts_dir / "2101.00013__c1"
+    folder.mkdir(parents=True)
+    (folder / "curve.svg").write_text("<svg/>", encoding="utf-8")
+    (folder / "link.svg").symlink_to(secret)
+    result = Result.from_json({**_valid(), "artifacts": {
+        "inside": "artifacts/2101.00013__c1/curve.svg",
+        "climbs": "../../secret.txt",
+        "absolute": str(secret),
+        "symlink": "artifacts/2101.00013__c1/link.svg",
+        "folder": "artifacts/2101.00013__c1",
+    }})
+    assert store.artifact_path(result, "inside") == (folder / "curve.svg").resolve()
+    for name in ("climbs", "absolute", "symlink", "folder", "missing"):
+        assert store.artifact_path(result, name) is None, name
