@@ -320,8 +320,14 @@ class _Session:
 
     def forward(self, listener: Listener) -> None:
         """Hand this run's drained start and progress messages to ``listener``."""
+        try:
+            messages = self.ray.get(self.sink.drain.remote())
+        except self.ray.exceptions.RayActorError:  # the sink's process died: start a new one
+            _SINKS.clear()
+            self.sink = progress_sink(self.ray)  # tasks that held the old one fail and are retried
+            return
         by_key = {running.task.key: running for running in self.pending.values()}
-        for token, kind, key, *rest in self.ray.get(self.sink.drain.remote()):
+        for token, kind, key, *rest in messages:
             running = by_key.get(key)
             if token != self.token or running is None:
                 continue  # another run's message, or a late one of a finished task

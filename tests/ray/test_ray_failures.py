@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.ray_executor import RayExecutor
+from claimcheck.ray_executor import RayExecutor, import_ray, progress_sink
 from claimcheck.runner import RunOptions
 from tests.engine.conftest import claim
 from tests.executor_contract import Observed, run_contract, stored_results, write_contract_project
@@ -48,3 +48,16 @@ def test_driver_resubmits_then_gives_up_with_the_reason(tmp_path: Path) -> None:
     hung = results["hangs"]
     assert (hung.verdict, hung.reason, hung.errored) == ("unverified", "timed out after 3 s", True)
     assert results["holds"].verdict == "verified"
+
+
+@pytest.mark.usefixtures("ray_address")
+def test_a_dead_progress_sink_is_replaced_and_the_check_retried(tmp_path: Path) -> None:
+    ray = import_ray()
+    dead = progress_sink(ray)
+    ray.kill(dead)  # as if the sink's worker process had died
+    root = write_contract_project(tmp_path, [
+        claim("holds", "tinymodels.checks:holds", {"holds": True}),
+    ])
+    results = _run(root, RayExecutor(system_retries=0, attempts=2))
+    assert results["holds"].verdict == "verified"
+    assert progress_sink(ray) is not dead
