@@ -46,6 +46,9 @@ class Wiki:
     load_errors: list[CardError] = field(default_factory=list)
     _claims: list[ClaimRef] | None = field(default=None, repr=False)
     _by_arxiv: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
+    _coverage: dict[tuple[str, tuple[Locator, ...]], list[ClaimRef]] = field(
+        default_factory=dict, repr=False
+    )
 
     def papers(self) -> dict[str, LoadedCard]:
         """Paper cards by arXiv id (the first card wins if two describe one paper)."""
@@ -89,16 +92,22 @@ class Wiki:
         return next((ref for ref in self.claims() if ref.global_id == global_id), None)
 
     def covering_claims(self, citation: Citation) -> list[ClaimRef]:
-        """Claims of the cited paper whose locator lies inside one of the citation's locators."""
+        """Claims of the cited paper whose locator lies inside one of the citation's locators.
+
+        Cards repeat citations, so the answer is remembered per (paper, locators).
+        """
         if citation.scheme != "arxiv":
             return []
-        return [
-            ref
-            for ref in self.claims_of(citation.id)
-            if any(
-                cited.covers(own) for cited in citation.locators for own in ref.locators
-            )
-        ]
+        key = (citation.id, citation.locators)
+        found = self._coverage.get(key)
+        if found is None:
+            found = [
+                ref
+                for ref in self.claims_of(citation.id)
+                if any(cited.covers(own) for cited in citation.locators for own in ref.locators)
+            ]
+            self._coverage[key] = found
+        return found
 
 
 def card_files(folder: Path) -> list[Path]:
