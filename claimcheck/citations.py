@@ -32,8 +32,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from markdown_it import MarkdownIt
-
 from claimcheck.locators import Locator, LocatorError, parse_locator
 
 __all__ = [
@@ -58,7 +56,14 @@ _CODE_HINT = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
 # lines (code blocks, or list continuations), block quotes, HTML blocks and tables.
 _BLOCK_HINT = re.compile(r"^(?: {0,3}(?:```|~~~|>|<)| {4}|\t|.*\|)", re.MULTILINE)
 _HEADING_OR_ITEM = re.compile(r"^ {0,3}(?:#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s)")
-_BLOCK_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+@functools.cache
+def block_parser() -> Any:
+    """markdown-it's block parser, built (and imported) only when a body needs it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 class CitationSyntaxError(ValueError):
@@ -303,7 +308,7 @@ def _code_regions(
             return []
         if _BLOCK_HINT.search(markdown) is None:
             return _inline_code_regions(markdown, line_starts)
-        tokens = _BLOCK_PARSER.parse(markdown)
+        tokens = block_parser().parse(markdown)
 
     def offset(line: int) -> int:
         return line_starts[line] if line < len(line_starts) else len(markdown)

@@ -27,5 +27,5 @@ def test_fast_path_matches_markdown_it(body: str) -> None:
     assert citations._BLOCK_HINT.search(body) is None
     starts = _line_starts(body)
     fast = citations._inline_code_regions(body, starts)
-    full = citations._code_regions(body, starts, citations._BLOCK_PARSER.parse(body))
+    full = citations._code_regions(body, starts, citations.block_parser().parse(body))
     assert fast == full
