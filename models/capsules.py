@@ -43,6 +43,32 @@ class RoutingResult(NamedTuple):
     coupling: Tensor
 
 
+class PredictThenRoute(nn.Module):
+    """Base of the fully connected routing layers: children -> predictions -> routed parents.
+
+    Subclasses define ``predictions(u)`` (the votes û, laid out (B, parent j, child i, e)) and
+    ``route_predictions(u_hat)``. ``forward`` returns the parent poses and keeps the coupling,
+    detached, in ``last_coupling`` so that property checks can read it.
+    """
+
+    last_coupling: Tensor | None
+
+    def predictions(self, u: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def route_predictions(self, u_hat: Tensor) -> RoutingResult:
+        raise NotImplementedError
+
+    def route(self, u: Tensor) -> RoutingResult:
+        """Poses and coupling for children ``u``, with no side effect."""
+        return self.route_predictions(self.predictions(u))
+
+    def forward(self, u: Tensor) -> Tensor:
+        result = self.route(u)
+        self.last_coupling = result.coupling.detach()
+        return result.poses
+
+
 def squash_sabour(s: Tensor, dim: int = -1, eps: float = 1e-8) -> Tensor:
     """arxiv:1710.09829 eq. 1: v = ‖s‖²/(1+‖s‖²) · s/‖s‖.
 

@@ -17,6 +17,7 @@ from torch import Tensor, nn
 from models.capsules import (
     ClassifierOutput,
     MLPDecoder,
+    PredictThenRoute,
     RoutingResult,
     capsule_length,
     masked_poses,
@@ -57,7 +58,7 @@ def dynamic_routing(
     return RoutingResult(v, coupling.transpose(1, 2))
 
 
-class DynamicRouting(nn.Module):
+class DynamicRouting(PredictThenRoute):
     """A fully connected capsule layer with routing by agreement (DigitCaps, arxiv:1710.09829 §4).
 
     û_{j|i} = W_ij u_i (eq. 2) with one 16×8 matrix per (child i, parent j): ``weight`` has shape
@@ -102,13 +103,6 @@ class DynamicRouting(nn.Module):
     def route_predictions(self, u_hat: Tensor) -> RoutingResult:
         return dynamic_routing(u_hat, self.iterations, self.bias, self.eps, self.detach_agreement)
 
-    def route(self, u: Tensor) -> RoutingResult:
-        return self.route_predictions(self.predictions(u))
-
-    def forward(self, u: Tensor) -> Tensor:
-        result = self.route(u)
-        self.last_coupling = result.coupling.detach()
-        return result.poses
 
 
 class PrimaryCaps(nn.Module):

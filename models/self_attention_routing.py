@@ -25,6 +25,7 @@ from torch import Tensor, nn
 from models.capsules import (
     ClassifierOutput,
     MLPDecoder,
+    PredictThenRoute,
     RoutingResult,
     UpsamplingDecoder,
     capsule_length,
@@ -72,7 +73,7 @@ def keras_he_normal_(tensor: Tensor, fan_in: int) -> Tensor:
     return nn.init.trunc_normal_(tensor, std=std, a=-2 * std, b=2 * std)
 
 
-class SelfAttentionRouting(nn.Module):
+class SelfAttentionRouting(PredictThenRoute):
     """Fully connected capsule layer with self-attention routing (``FCCaps``, arxiv:2101.12491).
 
     ``weight`` is (n_out, n_in, d_in, d_out), the code's layout, so û_{j|i} = u_i W_ji (eq. 3);
@@ -124,13 +125,6 @@ class SelfAttentionRouting(nn.Module):
             u_hat, self.scale_dim, self.log_prior, self.prior_mode, self.eps
         )
 
-    def route(self, u: Tensor) -> RoutingResult:
-        return self.route_predictions(self.predictions(u))
-
-    def forward(self, u: Tensor) -> Tensor:
-        result = self.route(u)
-        self.last_coupling = result.coupling.detach()
-        return result.poses
 
 
 class DepthwisePrimaryCaps(nn.Module):

@@ -62,6 +62,11 @@ def dynamic_routing_layer(
     torch.manual_seed(seed)
     layer = DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations).to(device).eval()
     u = _inputs((batch, n_in, d_in), seed, device)
+    return _forward_without_grad(layer, u)
+
+
+def _forward_without_grad(layer: torch.nn.Module, u: torch.Tensor) -> Timed:
+    """The timed call: one forward pass of ``layer`` on ``u``, no autograd bookkeeping."""
 
     def run() -> object:
         with torch.no_grad():
@@ -85,12 +90,7 @@ def self_attention_layer(
     torch.manual_seed(seed)
     layer = SelfAttentionRouting(n_in, d_in, n_out, d_out).to(device).eval()
     u = _inputs((batch, n_in, d_in), seed, device)
-
-    def run() -> object:
-        with torch.no_grad():
-            return layer(u)
-
-    return run
+    return _forward_without_grad(layer, u)
 
 
 def inverted_routing_step(
