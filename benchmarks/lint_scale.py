@@ -44,7 +44,8 @@ def _concept(index: int, citations: int) -> str:
     return (
         f"---\nkind: concept\nslug: concept-{index}\ntitle: Concept {index}\n"
         f"summary: Generated.\ntags: [generated]\npapers: [{papers}]\nstatus: draft\n"
-        f"updated_at: 2026-11-29\n---\n## Overview\n\n{sentences}\n\n`code [arxiv:2101.10000 §3.1]` span.\n"
+        f"updated_at: 2026-11-29\n---\n## Overview\n\n{sentences}\n\n"
+        "`code [arxiv:2101.10000 §3.1]` span.\n"
     )
 
 
