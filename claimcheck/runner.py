@@ -28,15 +28,9 @@ from claimcheck.errors import CheckReferenceError
 from claimcheck.executor import Executor, LocalExecutor, Outcome, Task, TaskEvent
 from claimcheck.fingerprint import claim_fingerprint
 from claimcheck.output import ClaimRow
+from claimcheck.provenance import environment_info, git_state, now_iso
 from claimcheck.status import StoredStatus, collect_status
-from claimcheck.store import (
-    Result,
-    ResultStore,
-    environment_info,
-    git_state,
-    now_iso,
-    result_stem,
-)
+from claimcheck.store import Result, ResultStore, result_stem
 from claimcheck.verdict import Verdict, judge, unverified
 from claimcheck.wiki import ClaimRef, Wiki
 

@@ -20,13 +20,9 @@ Reading imports neither torch nor any check module.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import importlib.metadata
 import json
 import os
-import platform
 import shutil
-import subprocess
 import tempfile
 import time
 import warnings
@@ -37,9 +33,9 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from claimcheck._version import __version__
 from claimcheck.checks.api import Measured
 from claimcheck.errors import StoreError
+from claimcheck.provenance import now_iso
 from claimcheck.verdict import Verdict
 
 SCHEMA = 1
@@ -81,50 +77,6 @@ def result_stem(global_id: str) -> str:
     ):
         raise ValueError(f"not a global claim id: {global_id!r}")
     return stem
-
-
-def now_iso() -> str:
-    """The current UTC time as ISO 8601 with offset, to the second."""
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
-
-
-def environment_info() -> dict[str, str]:
-    """Python, torch (from package metadata, never imported), claimcheck and platform."""
-    try:
-        torch_version = importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        torch_version = "not installed"
-    return {
-        "python": platform.python_version(),
-        "torch": torch_version,
-        "claimcheck": __version__,
-        "platform": platform.platform(),
-    }
-
-
-def git_state(root: Path, ignore: Path | None = None) -> dict[str, Any]:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the repository at ``root``.
-
-    ``ignore`` (the store folder) does not count as a change: writing results must not make the
-    next result look dirty.
-    """
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    commit = git("rev-parse", "HEAD")
-    if commit is None:
-        return {"commit": None, "dirty": None}
-    pathspec = ["--", "."]
-    if ignore is not None and root in ignore.parents:
-        pathspec.append(f":(exclude){ignore.relative_to(root)}")
-    status = git("status", "--porcelain", "--untracked-files=no", *pathspec)
-    return {"commit": commit.strip(), "dirty": None if status is None else bool(status.strip())}
 
 
 @dataclasses.dataclass

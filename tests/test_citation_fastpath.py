@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from claimcheck import citations
+from claimcheck import codespans
 
 BODIES = [
     "Plain `code [arxiv:2101.12491 §1]` and text [arxiv:2101.12491 §1].\n",
@@ -24,8 +24,8 @@ def _line_starts(text: str) -> list[int]:
 
 @pytest.mark.parametrize("body", BODIES)
 def test_fast_path_matches_markdown_it(body: str) -> None:
-    assert citations._BLOCK_HINT.search(body) is None
+    assert codespans.BLOCK_HINT.search(body) is None
     starts = _line_starts(body)
-    fast = citations._inline_code_regions(body, starts)
-    full = citations._code_regions(body, starts, citations.block_parser().parse(body))
+    fast = codespans.inline_code_regions(body, starts)
+    full = codespans.code_regions(body, starts, codespans.block_parser().parse(body))
     assert fast == full

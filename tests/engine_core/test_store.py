@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.errors import StoreError
+from claimcheck.provenance import environment_info, git_state
 from claimcheck.store import (
     CACHEDIR_SIGNATURE,
     HISTORY_LIMIT,
@@ -23,8 +24,6 @@ from claimcheck.store import (
     Result,
     ResultStore,
     StoreWarning,
-    environment_info,
-    git_state,
     result_stem,
 )
 from claimcheck.verdict import Verdict
