@@ -242,6 +242,7 @@ class SourceIndex:
         self._modules: dict[tuple[str, tuple[Path, ...], Path], Path | None] = {}
         self._direct: dict[tuple[Path, tuple[Path, ...], Path], frozenset[Path]] = {}
         self._closures: dict[tuple[Path, tuple[Path, ...], Path], list[Path]] = {}
+        self._seen: dict[Path, SourceFacts | None] = {}
         self._dirty = False
         if cache_file is not None:
             try:
@@ -255,7 +256,12 @@ class SourceIndex:
                 pass
 
     def facts(self, file: Path) -> SourceFacts | None:
-        """The facts of ``file``, or ``None`` when it cannot be read."""
+        """The facts of ``file``, or ``None`` when it cannot be read (stat'ed once per pass)."""
+        if file not in self._seen:
+            self._seen[file] = self._read_facts(file)
+        return self._seen[file]
+
+    def _read_facts(self, file: Path) -> SourceFacts | None:
         try:
             stat = file.stat()
         except OSError:
@@ -282,7 +288,7 @@ class SourceIndex:
             )
         except (KeyError, TypeError, ValueError):  # a damaged cache entry: parse again
             del self._entries[str(file)]
-            return self.facts(file)
+            return self._read_facts(file)
 
     def module_file(self, module: str, roots: tuple[Path, ...], boundary: Path) -> Path | None:
         """:func:`find_module_file`, memoized for the life of this index (one pass)."""

@@ -86,6 +86,10 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
         problem_mark = exc.problem_mark or exc.context_mark
         line, col = _at(problem_mark, shift) if problem_mark else (first_line, 1)
         message = exc.problem or str(exc)
+        if "maximum nesting depth" in message:  # newer libyaml refuses deep nesting itself
+            raise YamlProblem(
+                f"front matter is nested deeper than {MAX_DEPTH} levels", line, col
+            ) from None
         if exc.context and exc.context_mark and exc.context_mark is not problem_mark:
             message += f" ({exc.context} started at line {exc.context_mark.line + 1 + shift})"
         raise YamlProblem(f"YAML syntax error: {message}", line, col) from None
