@@ -45,9 +45,11 @@ def _lint(ns: argparse.Namespace) -> int:
              "rule": f.rule, "message": f.message} for f in findings
         ], indent=2))
     elif ns.format == "github":
+        from claimcheck.output import github_command
+
         for f in findings:
             command = {"error": "error", "warning": "warning", "info": "notice"}[f.level.value]
-            print(f"::{command} file={f.path},line={f.line},col={f.col}::{f.message}")
+            print(github_command(command, f.path, f.line, f.message, f.col))
     else:
         for f in findings:
             print(f.as_text())

@@ -166,6 +166,17 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def github_command(
+    command: str, path: str, line: int, message: str, col: int | None = None
+) -> str:
+    """One GitHub workflow command, ``::error file=PATH,line=N::message``, escaped as GitHub
+    requires (``%``, CR and LF everywhere; ``:`` and ``,`` in properties too)."""
+    where = f"file={_escape_property(path)},line={line}"
+    if col is not None:
+        where += f",col={col}"
+    return f"::{command} {where}::{_escape_data(message)}"
+
+
 def github_lines(rows: list[ClaimRow]) -> list[str]:
     """GitHub workflow commands for every claim that is not verified and fresh.
 
@@ -179,8 +190,7 @@ def github_lines(rows: list[ClaimRow]) -> list[str]:
         label = "errored" if row.errored else row.verdict
         stale = " (stale)" if row.stale else ""
         message = f"{row.claim}: {label}{stale}: {row.reason or row.statement}"
-        where = f"file={_escape_property(row.card)},line={row.line}"
-        lines.append(f"::{command} {where}::{_escape_data(message)}")
+        lines.append(github_command(command, row.card, row.line, message))
     return lines
 
 

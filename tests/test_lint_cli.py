@@ -95,6 +95,17 @@ def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> Non
     ]
 
 
+def test_github_format_escapes_like_verify(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "wiki" / "idea.md").write_text(CONCEPT.replace("§9]", "tab. 2%]"))
+    main(["lint", "wiki", "--format", "github"])
+    out = capsys.readouterr().out.splitlines()
+    assert "::notice file=wiki/idea.md,line=6,col=11::related slug 'nowhere' has no card yet" in out
+    escaped = [line for line in out if "2%25" in line]
+    assert escaped and all("%" not in line.replace("%25", "") for line in escaped)
+
+
 def test_duplicate_slug_is_an_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "wiki" / "copy.md").write_text(PAPER.replace('"2101.12491"', '"1710.09829"'))
     assert main(["lint", "wiki"]) == 1
