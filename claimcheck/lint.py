@@ -11,7 +11,9 @@ duplicate slug / duplicate paper card / duplicate claim id   error
 malformed claim locator                                      error
 a check reference that does not resolve (or is untrusted)    error
 an unknown built-in check kind (with "did you mean")         error
+a file that leaves the wiki or is not a regular file          error
 a citation of an arXiv id that has no paper card             warning
+a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
 ``papers:`` not matching the ids cited in the body           warning
 an unknown ``related:`` slug                                 info
@@ -35,6 +37,7 @@ from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
+from claimcheck.plainpages import PlainPage
 from claimcheck.references import is_reference, resolve_reference
 from claimcheck.wiki import Wiki
 
@@ -82,6 +85,13 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         if isinstance(loaded.card, ConceptCard):
             findings.extend(_papers_field(loaded, loaded.card))
         findings.extend(_related(loaded, slugs))
+    for page in wiki.pages:
+        findings.extend(_citation_findings(wiki, page, papers))
+        if page.card_hint is not None:
+            line, why = page.card_hint
+            findings.append(Finding(Level.WARNING, page.display_path, line, 1,
+                                    f"looks like a card without front matter: {why}",
+                                    "no-front-matter"))
     return sorted(findings, key=lambda f: (f.path, f.line, f.col, f.message))
 
 
@@ -111,7 +121,7 @@ def _duplicates(wiki: Wiki) -> Iterator[Finding]:
 
 
 def _citation_findings(
-    wiki: Wiki, loaded: LoadedCard, papers: dict[str, LoadedCard]
+    wiki: Wiki, loaded: LoadedCard | PlainPage, papers: dict[str, LoadedCard]
 ) -> Iterator[Finding]:
     for problem in loaded.citation_problems:
         message = problem.message + (f" ({problem.hint})" if problem.hint else "")

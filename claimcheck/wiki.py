@@ -13,6 +13,8 @@ from claimcheck.config import ProjectConfig
 from claimcheck.errors import CardError
 from claimcheck.loader import LoadedCard, load_card
 from claimcheck.locators import Locator, LocatorError, parse_locator
+from claimcheck.plainpages import PlainPage, load_plain_page
+from claimcheck.wikifiles import unsafe_entries, unsafe_reason
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,12 @@ class ClaimRef:
 
 @dataclass
 class Wiki:
-    """All cards of a wiki folder that loaded, and the errors of those that did not."""
+    """All cards of a wiki folder that loaded, its plain pages, and the errors of the rest."""
 
     config: ProjectConfig
     cards: list[LoadedCard] = field(default_factory=list)
     load_errors: list[CardError] = field(default_factory=list)
+    pages: list[PlainPage] = field(default_factory=list)
     _claims: list[ClaimRef] | None = field(default=None, repr=False)
     _by_arxiv: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
     _coverage: dict[tuple[str, tuple[Locator, ...]], list[ClaimRef]] = field(
@@ -113,7 +116,9 @@ class Wiki:
 def card_files(folder: Path) -> list[Path]:
     """Every Markdown card under ``folder`` (or ``folder`` itself if it is a file), sorted.
 
-    Files whose name starts with ``_`` or ``.`` and folders starting with ``.`` are skipped.
+    Files whose name starts with ``_`` or ``.`` and folders starting with ``.`` are skipped, and
+    so are files that :func:`claimcheck.wikifiles.unsafe_reason` refuses (``load_wiki`` reports
+    those as errors).
     """
     if folder.is_file():
         return [folder]
@@ -122,6 +127,7 @@ def card_files(folder: Path) -> list[Path]:
         for path in folder.rglob("*.md")
         if not any(part.startswith(".") for part in path.relative_to(folder).parts)
         and not path.name.startswith("_")
+        and unsafe_reason(path, folder) is None
     )
 
 
@@ -135,20 +141,27 @@ def is_card(path: Path) -> bool:
 
 
 def load_wiki(config: ProjectConfig, path: Path | None = None) -> Wiki:
-    """Load every card under ``path`` (default: the configured wiki folder)."""
-    return load_cards(config, card_files(path or config.wiki), require_front_matter=False)
+    """Load every card and plain page under ``path`` (default: the configured wiki folder).
+
+    Files that leave the folder or are not regular files are errors, never read.
+    """
+    folder = path or config.wiki
+    wiki = load_cards(config, card_files(folder), require_front_matter=False)
+    wiki.load_errors.extend(unsafe_entries(folder, config.relative(folder)))
+    return wiki
 
 
 def load_cards(
     config: ProjectConfig, files: Iterable[Path], require_front_matter: bool = True
 ) -> Wiki:
-    """Load the given files; with ``require_front_matter`` off, plain pages are skipped."""
+    """Load the given files; with ``require_front_matter`` off, plain pages are kept as pages."""
     wiki = Wiki(config)
     for file in files:
-        if not require_front_matter and not is_card(file) and file.stat().st_size > 0:
-            continue
         try:
-            wiki.cards.append(load_card(file, config.relative(file)))
+            if not require_front_matter and not is_card(file) and file.stat().st_size > 0:
+                wiki.pages.append(load_plain_page(file, config.relative(file)))
+            else:
+                wiki.cards.append(load_card(file, config.relative(file)))
         except CardError as error:
             wiki.load_errors.append(error)
     return wiki

@@ -1,0 +1,68 @@
+"""Which files of a wiki folder may be read and published: the folder's trust boundary.
+
+A wiki comes from anyone's pull request, and git stores symbolic links and (through a checkout
+tool) can leave other special files behind. A file is *safe* when its real path, every symbolic
+link followed, still lies inside the wiki folder, and it is a regular file. Anything else is an
+error for lint, for every command that loads the wiki, and for the site build:
+
+* a symbolic link that leaves the wiki (``wiki/env.md -> /proc/self/environ`` would otherwise
+  publish the build machine's environment), or that points nowhere;
+* a FIFO, socket or device (reading a FIFO blocks forever);
+* a folder reached through a symbolic link that leaves the wiki.
+
+Entries whose name starts with ``.`` are skipped, as MkDocs and card loading skip them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from claimcheck.errors import CardError
+
+
+def unsafe_reason(path: Path, folder: Path, folder_ok: bool = False) -> str | None:
+    """Why ``path`` must not be read as part of the wiki ``folder``, or ``None`` when it may be.
+
+    ``folder`` is the wiki's root; ``path`` is a file under it (as listed, not yet resolved).
+    With ``folder_ok``, a folder inside the wiki is acceptable too.
+    """
+    root = os.path.realpath(folder)
+    try:
+        if os.path.islink(path) and not os.path.exists(path):
+            return "a symbolic link that points nowhere"
+        real = os.path.realpath(path)
+        if os.path.commonpath([root, real]) != root:
+            return "a symbolic link that leaves the wiki folder"
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as error:
+        return f"cannot be read: {getattr(error, 'strerror', None) or error}"
+    if not stat.S_ISREG(mode) and not (folder_ok and stat.S_ISDIR(mode)):
+        return "not a regular file (a FIFO, socket or device cannot be part of the wiki)"
+    return None
+
+
+def unsafe_entries(folder: Path, shown: str | None = None) -> list[CardError]:
+    """One located error per unsafe entry under ``folder`` (files and linked folders).
+
+    ``shown`` is how ``folder`` is named in messages (default: as given). Folders are walked
+    without following symbolic links, so a linked folder is judged as one entry.
+    """
+    if not folder.is_dir():
+        return []
+    base = shown if shown is not None else str(folder)
+    errors: list[CardError] = []
+    for current, folders, files in os.walk(folder, followlinks=False):
+        here = Path(current)
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        linked = [name for name in folders if (here / name).is_symlink()]
+        for name in [*linked, *sorted(files)]:
+            if name.startswith("."):
+                continue
+            entry = here / name
+            reason = unsafe_reason(entry, folder, folder_ok=name in linked)
+            if reason is not None:
+                relative = entry.relative_to(folder).as_posix()
+                errors.append(CardError(reason, f"{base.rstrip('/')}/{relative}", 1, 1))
+    return errors
