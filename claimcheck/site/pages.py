@@ -1,13 +1,15 @@
 """Per-page placeholders: citations and the claims table go in as inert words, come out as HTML.
 
 A placeholder is a single word of letters and digits (``ClaimcheckCite3Z``), which Markdown passes
-through unchanged in paragraphs, lists, tables and admonitions alike.
+through unchanged in paragraphs, lists, tables and admonitions alike, and which the HTML
+sanitiser keeps as text. The plugin's own markup replaces the placeholders only after the
+author's HTML has been sanitised.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,8 +17,7 @@ from markupsafe import escape
 
 from claimcheck.citations import Citation
 from claimcheck.loader import LoadedCard
-from claimcheck.site.render import Renderer
-from claimcheck.site.views import CitationView
+from claimcheck.site.citeview import CardBook, CitationView
 
 CLAIMS_MARKER = re.compile(r"^[ \t]*<!--[ \t]*claimcheck:claims[ \t]*-->[ \t]*$", re.MULTILINE)
 _CITE_TOKEN = re.compile(r"ClaimcheckCite(\d+)Z")
@@ -27,48 +28,38 @@ def _cite_token(number: int) -> str:
     return f"ClaimcheckCite{number}Z"
 
 
-def _offsets(markdown: str) -> list[int]:
-    """Character offset of the start of each line (index 0 is line 1)."""
-    return [0, *(match.end() for match in re.finditer("\n", markdown))]
-
-
 @dataclass
 class PageState:
     """What the plugin replaced on one page, to be filled in once the HTML exists."""
 
+    book: CardBook
     citations: list[Citation] = field(default_factory=list)
     views: list[CitationView] = field(default_factory=list)
     card: LoadedCard | None = None
 
-    def replace_citations(self, markdown: str, citations: Sequence[Citation]) -> str:
-        """Swap each citation (positions as found by ``scan_citations``) for a placeholder."""
-        starts = _offsets(markdown)
-        placed: list[tuple[int, int, int]] = []
-        for number, citation in enumerate(citations):
-            start = starts[citation.line - 1] + citation.col - 1
-            if markdown[start : start + len(citation.text)] != citation.text:
-                continue
-            placed.append((start, start + len(citation.text), number))
-        self.citations = [citations[number] for _, _, number in placed]
+    def replace_citations(self, markdown: str, placed: Sequence[tuple[int, Citation]]) -> str:
+        """Swap each citation, given with its offset in ``markdown``, for a placeholder."""
         pieces: list[str] = []
         cursor = 0
-        for slot, (start, end, _) in enumerate(placed):
+        self.citations = []
+        for start, citation in sorted(placed, key=lambda item: item[0]):
+            if start < cursor or not markdown.startswith(citation.text, start):
+                continue
             pieces.append(markdown[cursor:start])
-            pieces.append(_cite_token(slot))
-            cursor = end
+            pieces.append(_cite_token(len(self.citations)))
+            self.citations.append(citation)
+            cursor = start + len(citation.text)
         pieces.append(markdown[cursor:])
         return "".join(pieces)
 
-    def fill_citations(self, html: str, renderer: Renderer, page: Any) -> str:
+    def fill_citations(self, html: str, render: Callable[[CitationView], str], page: Any) -> str:
         """Replace every citation placeholder with its badge; restore the text in the TOC."""
         if not self.views:
             return html
 
         def badge(match: re.Match[str]) -> str:
             slot = int(match[1])
-            if slot >= len(self.views):
-                return match[0]
-            return renderer.citation(self.views[slot], f"cc-card-{slot}")
+            return render(self.views[slot]) if slot < len(self.views) else match[0]
 
         self._restore_toc(getattr(page, "toc", []))
         return _CITE_TOKEN.sub(badge, html)

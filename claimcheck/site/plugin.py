@@ -1,13 +1,24 @@
-"""The claimcheck MkDocs plugin: options and event wiring; rendering lives in ``render.py``.
+"""The claimcheck MkDocs plugin: options and event wiring; the work lives in the sibling modules.
 
-Where the replacement happens, and why. Citations are found on the *Markdown*
-(``on_page_markdown``) with :func:`claimcheck.citations.scan_citations`, the same scanner that
-lint and verify use, so the site agrees with them about what is a citation, including that text
-in code spans and code blocks is not one. Each citation is swapped for an inert placeholder word
-(``ClaimcheckToken7Z``) that Markdown leaves alone, and the placeholders are swapped for the
-rendered HTML in ``on_page_content``. So the badge HTML never passes through Markdown (which would
-re-parse ``*`` or ``_`` in a statement), and scanning HTML for citations (which loses the code
-context and the exact positions) is never needed.
+The order of events, and why:
+
+``on_files``
+    Load the wiki once (:func:`claimcheck.site.siteindex.build_index`), refuse files that leave
+    the wiki, are not regular, could run script, or take a generated page's name
+    (:mod:`claimcheck.site.guard`: a build error listing every problem), and hand MkDocs each
+    page's text from memory (:mod:`claimcheck.site.sources`), so MkDocs never opens a wiki file
+    or parses front matter itself. Add the plugin's assets and generated pages.
+``on_nav``
+    Escape section titles; collapse crowded folders (:mod:`claimcheck.site.nav`).
+``on_page_markdown``
+    Give the page its escaped metadata; swap citations (found when the wiki was loaded) for
+    inert placeholders; report malformed citations as warnings, so ``--strict`` fails on them.
+``on_page_content`` (late)
+    Sanitise the author's HTML (:mod:`claimcheck.site.sanitize`), then put the plugin's own
+    markup in place of the placeholders: badges, the page's hover cards (once each), claims
+    tables, generated pages. Titles and table-of-contents entries become escaped text.
+``on_post_page``
+    Add the scripts a page needs; make sure no absolute path of this machine is left.
 
 Options (``mkdocs.yml``)::
 
@@ -18,47 +29,41 @@ Options (``mkdocs.yml``)::
           branch: main
           strict_verdicts: false      # true: errored and stale claims are warnings
           dashboard_page: claims-dashboard.md
-          legend_page: claims-legend.md   # an existing wiki page of that name is kept
+          legend_page: null           # default: generated at claims-legend.md; or a wiki page
+          graph_page: claim-graph.md  # the overview; per-paper graphs under claim-graph/
+          nav_section_limit: 30       # folders with more pages collapse into their index
           templates: null             # folder of templates overriding the built-in ones
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 from pathlib import Path
 
-from markupsafe import escape
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File, Files
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from claimcheck.cards import ConceptCard, PaperCard
-from claimcheck.citations import scan_citations
 from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError
+from claimcheck.site import assets
+from claimcheck.site.generated import GeneratedPages
+from claimcheck.site.guard import check_files
+from claimcheck.site.nav import clean_titles, collapse
 from claimcheck.site.pages import PageState, paper_page_markdown
-from claimcheck.site.render import Renderer, stylesheet
+from claimcheck.site.pagework import PageWork
+from claimcheck.site.render import Renderer
+from claimcheck.site.sanitize import clean_fragment, clean_page_html, unsafe_markup
 from claimcheck.site.siteindex import SiteIndex, build_index
-from claimcheck.site.views import (
-    ClaimView,
-    SourceLink,
-    Tally,
-    citation_view,
-    tally,
-    worst_verdict,
-)
+from claimcheck.site.sources import PageSource, page_sources
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
-
-CSS_PATH = "claimcheck/claimcheck.css"
-ARTIFACTS_DIR = "claimcheck/artifacts"
-_DASHBOARD_TOKEN = "ClaimcheckDashboardZ"
-_LEGEND_TOKEN = "ClaimcheckLegendZ"
 
 
 class ClaimcheckConfig(base.Config):  # type: ignore[no-untyped-call]
@@ -69,22 +74,23 @@ class ClaimcheckConfig(base.Config):  # type: ignore[no-untyped-call]
     branch = c.Type(str, default="main")
     strict_verdicts = c.Type(bool, default=False)
     dashboard_page = c.Type(str, default="claims-dashboard.md")
-    legend_page = c.Type(str, default="claims-legend.md")
+    legend_page = c.Optional(c.Type(str))
+    graph_page = c.Type(str, default="claim-graph.md")
+    nav_section_limit = c.Type(int, default=30)
     templates = c.Optional(c.Dir(exists=True))
 
 
 class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped-call]
-    """Badges on citations, claims tables on paper pages, a dashboard and a legend."""
+    """Badges on citations, claims tables, a dashboard, a legend and a claim graph, safely."""
 
     def __init__(self) -> None:
-        self.index: SiteIndex | None = None
         self.renderer = Renderer()
-        self.files: Files | None = None
+        self.index: SiteIndex | None = None
+        self.work: PageWork | None = None
+        self.generated: GeneratedPages | None = None
+        self.sources: dict[str, PageSource] = {}
         self.pages: dict[str, PageState] = {}
-        self.curves: dict[str, File] = {}
-        self.generated: set[str] = set()
         self.root = Path.cwd()
-        self.site_dir = Path.cwd()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Find the project, set up the renderer and register the stylesheet."""
@@ -94,175 +100,115 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         except ClaimcheckError as error:
             raise base.ValidationError(f"claimcheck: {error.one_line()}") from None
         self.root = self.project.root
-        self.site_dir = Path(config.site_dir).resolve()
         templates = self.config.templates
         self.renderer = Renderer(Path(templates) if templates else None)
-        if CSS_PATH not in config.extra_css:
-            config.extra_css.append(CSS_PATH)
+        if assets.CSS_PATH not in config.extra_css:
+            config.extra_css.append(assets.CSS_PATH)
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
-        """Read the wiki and the store; add the stylesheet, curves, dashboard and legend."""
+        """Check and read the wiki; add assets and generated pages (see the module docstring)."""
         results = Path(self.config.results) if self.config.results else self.project.results
         if not results.is_absolute():
             results = self.root / results
-        self.index = build_index(self.project, Path(config.docs_dir), results)
-        self.files = files
-        self.pages = {}
-        self._report_problems(self.index)
-        files.append(File.generated(config, CSS_PATH, content=stylesheet()))
-        self.curves = {}
-        for view in self.index.claims():
-            if view.curve_svg is not None:
-                stem = view.global_id.replace("/", "__")
-                curve = File.generated(
-                    config, f"{ARTIFACTS_DIR}/{stem}.svg", abs_src_path=str(view.curve_svg)
-                )
-                files.append(curve)
-                self.curves[view.global_id] = curve
-        self.generated = set()
-        pages = (
-            (self.config.dashboard_page, "Claims dashboard", _DASHBOARD_TOKEN),
-            (self.config.legend_page, "Verdict legend", _LEGEND_TOKEN),
+        index = build_index(self.project, Path(config.docs_dir), results)
+        generated = GeneratedPages(self.config, config, files, index, self.renderer)
+        problems = check_files(files, config, generated.reserved_names(),
+                               generated.reserved_folders())
+        self.sources, unreadable = page_sources(
+            files, config, index, {problem.src for problem in problems}
         )
-        for src, title, token in pages:
-            if files.get_file_from_path(src) is not None:
-                log.info("claimcheck: %s exists in the wiki; not generating it", src)
-                continue
-            files.append(File.generated(config, src, content=f"# {title}\n\n{token}\n"))
-            self.generated.add(src)
+        problems += unreadable
+        if problems:
+            lines = "\n".join(f"  {problem.line()}" for problem in problems)
+            raise PluginError(f"claimcheck: the wiki cannot be published as it is:\n{lines}")
+        for src, source in self.sources.items():
+            file = files.get_file_from_path(src)
+            if file is not None:
+                file.content_string = source.for_mkdocs()
+        self._report_problems(index)
+        for asset in assets.asset_files(config):
+            files.append(asset)
+        generated.add_files(self.sources)
+        self.index, self.generated, self.pages = index, generated, {}
+        self.work = PageWork(index, files, self.renderer, self.config, config, self.root)
         return files
 
     def _report_problems(self, index: SiteIndex) -> None:
-        """Cards that did not load (info); errored or stale claims (warnings when strict)."""
+        """Cards that did not load; errored or stale claims (warnings when strict)."""
         for error in index.wiki.load_errors:
-            log.info("claimcheck: card not loaded: %s", error.one_line())
-        attention = [claim for claim in index.claims() if claim.needs_attention]
+            log.warning("claimcheck: card not loaded: %s", error.one_line())
         report = log.warning if self.config.strict_verdicts else log.debug
-        for claim in attention:
-            what = "errored" if claim.errored else "stale"
-            report("claimcheck: claim %s (%s) is %s", claim.global_id, claim.card_path, what)
+        for claim in index.claims():
+            if claim.needs_attention:
+                what = "errored" if claim.errored else "stale"
+                report("claimcheck: claim %s (%s) is %s", claim.global_id, claim.card_path, what)
+
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        """Escape section titles; collapse crowded folders into their index pages."""
+        clean_titles(nav.items)
+        if self.generated is not None:
+            self.generated.listings = collapse(nav, self.generated.crowded)
+        return nav
 
     def on_page_markdown(
         self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Swap citations and the claims marker for placeholders; escape the card's title."""
-        if self.index is None:
+        """Metadata and citation placeholders (see the module docstring)."""
+        if self.work is None:
             return markdown
-        state = PageState()
+        source = self.sources.get(page.file.src_uri)
+        if source is not None:
+            page.meta = dict(source.meta)
+            for problem in source.problems:
+                hint = f" ({problem.hint})" if problem.hint else ""
+                log.warning("claimcheck: %s:%d:%d: malformed citation: %s%s", problem.path,
+                            problem.line, problem.col, problem.message, hint)
+        state = self.work.new_state(page)
         self.pages[page.file.src_uri] = state
-        if isinstance(page.meta.get("title"), str):
-            page.meta["title"] = str(escape(page.meta["title"]))
-        card = self.index.cards_by_src().get(page.file.src_uri)
-        if card is not None:
-            # The card's editorial status goes in claimcheck's own header; Material would show
-            # it again as an unexplained nav icon.
-            page.meta.pop("status", None)
-        citations, _ = scan_citations(markdown, page.file.src_uri)
-        prose = [citation for citation in citations if not citation.in_code]
-        markdown = state.replace_citations(markdown, prose)
-        for citation in state.citations:
-            covered = self.index.covered(citation)
-            href = self._citation_href(citation.scheme, citation.id, covered, page)
-            state.views.append(citation_view(citation.text, citation.key, covered, href))
-        if card is not None:
-            state.card = card
-            if isinstance(card.card, PaperCard):
+        if source is not None:
+            markdown = state.replace_citations(markdown, source.citations_in(markdown))
+            state.card = source.card
+            self.work.describe_citations(state, page)
+            if state.card is not None and state.card.card.kind == "paper":
                 markdown = paper_page_markdown(markdown)
         return markdown
 
-    def _citation_href(self, scheme: str, ident: str, covered: list[ClaimView], page: Page) -> str:
-        if scheme == "arxiv" and self.index is not None:
-            paper = self.index.paper_src(ident)
-            if paper is not None and self.files is not None:
-                target = self.files.get_file_from_path(paper)
-                if target is not None:
-                    url = target.url_relative_to(page.file)
-                    if covered:
-                        verdict = worst_verdict(view.verdict for view in covered)
-                        worst = next(view for view in covered if view.verdict == verdict)
-                        return f"{url}#{worst.anchor}"
-                    return url
-            return f"https://arxiv.org/abs/{ident}"
-        return f"https://doi.org/{ident}"
-
+    @event_priority(-50)
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Put the rendered badges, tables, strips and generated pages in place."""
-        if self.index is None:
+        """Sanitise, then put the plugin's markup in place (see the module docstring)."""
+        if self.work is None or self.generated is None:
             return html
-        src = page.file.src_uri
-        if src in self.generated and self.files is not None:
-            return self._generated_content(html, page, self.index, self.files)
-        state = self.pages.get(src)
-        if state is None:
-            return html
-        html = state.fill_citations(html, self.renderer, page)
-        card = state.card
-        if card is None:
-            return html
-        if isinstance(card.card, PaperCard):
-            table = self.renderer.claims_table(
-                self.index.claims_of(card.card.arxiv),
-                lambda link: self._source_href(link, page),
-                lambda view: self._curve_href(view, page),
-            )
-            html = state.fill_table(html, table)
-        header = self.renderer.page_meta(
-            card.card.status.value, card.card.updated_at.isoformat(), card.card.tags
-        )
-        if isinstance(card.card, ConceptCard):
-            claims = {view.global_id: view for cite in state.views for view in cite.claims}
-            uncovered = sum(1 for cite in state.views if not cite.claims)
-            header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
-        return _after_title(html, header)
+        removed = unsafe_markup(html)
+        if removed:
+            log.warning("claimcheck: %s: removed unsafe HTML: %s", page.file.src_uri,
+                        ", ".join(removed[:5]))
+        html = clean_page_html(html)
+        state = self.pages.get(page.file.src_uri)
+        if state is not None:
+            html = self.work.fill(html, state, page)
+        html = self.generated.fill(html, page)
+        page.title = clean_fragment(page.title or "")
+        _clean_toc(page.toc)
+        return html
 
-    def _generated_content(self, html: str, page: Page, index: SiteIndex, files: Files) -> str:
-        if page.file.src_uri == self.config.legend_page:
-            return html.replace(f"<p>{_LEGEND_TOKEN}</p>", self.renderer.legend())
-        papers: dict[str, str] = {}
-        for view in index.claims():
-            src = index.paper_src(view.arxiv)
-            target = files.get_file_from_path(src) if src else None
-            if target is not None:
-                papers[view.arxiv] = target.url_relative_to(page.file)
-        legend_file = files.get_file_from_path(self.config.legend_page)
-        legend = legend_file.url_relative_to(page.file) if legend_file else None
-        dashboard = self.renderer.dashboard(
-            index.claims(),
-            papers,
-            lambda view: f"{papers.get(view.arxiv, '')}#{view.anchor}",
-            legend,
-        )
-        return html.replace(f"<p>{_DASHBOARD_TOKEN}</p>", dashboard)
-
-    def _source_href(self, link: SourceLink | None, page: Page) -> str | None:
-        if link is None:
-            return None
-        if self.config.repo_url:
-            base_url = self.config.repo_url.rstrip("/")
-            return f"{base_url}/blob/{self.config.branch}/{link.path}#L{link.line}"
-        page_dir = (self.site_dir / page.file.dest_uri).parent
-        return Path(os.path.relpath(self.root / link.path, page_dir)).as_posix()
-
-    def _curve_href(self, view: ClaimView, page: Page) -> str | None:
-        curve = self.curves.get(view.global_id)
-        return None if curve is None else curve.url_relative_to(page.file)
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        """Scripts the page needs; no absolute path of this machine."""
+        output = assets.add_page_scripts(output, page.url)
+        return _without_root(output, str(self.root))
 
 
-def _with_uncovered(claims: dict[str, ClaimView], uncovered: int) -> Tally:
-    """Counts of the distinct claims cited, with citations that cover none as unverified."""
-    counts = tally(claims.values())
-    return Tally(counts.verified, counts.contradicted, counts.unverified + uncovered, counts.stale)
+def _clean_toc(items: object) -> None:
+    for item in items or []:  # type: ignore[attr-defined]
+        item.title = clean_fragment(item.title)
+        _clean_toc(item.children)
 
 
-_H1_END = re.compile(r"</h1>", re.IGNORECASE)
-
-
-def _after_title(html: str, header: str) -> str:
-    """Insert ``header`` just after the page's first ``<h1>``, or at the top without one."""
-    match = _H1_END.search(html)
-    if match is None:
-        return header + "\n" + html
-    return html[: match.end()] + "\n" + header + html[match.end() :]
+def _without_root(output: str, root: str) -> str:
+    """Drop the project root from any path left in ``output`` (results are scrubbed earlier)."""
+    if root in ("", "/") or root not in output:
+        return output
+    output = re.sub(re.escape(root.rstrip("/")) + r"/?", "", output)
+    return output

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
 
 ClaimHref = Callable[[ClaimView], str]
@@ -79,9 +80,13 @@ class Renderer:
     def _render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context).strip()
 
-    def citation(self, cite: Any, card_id: str) -> str:
-        """An inline citation: link, verdict badge and hover card (one line, no block tags)."""
-        return self._render("citation.html", cite=cite, card_id=card_id)
+    def citation(self, cite: CitationView) -> str:
+        """An inline citation: link and badge (one line, no block tags); its card is apart."""
+        return self._render("citation.html", cite=cite)
+
+    def hover_cards(self, cards: Sequence[HoverCard]) -> str:
+        """A page's hover cards, each once, in a block hidden from view and from search."""
+        return self._render("hover_cards.html", cards=cards)
 
     def claims_table(
         self,
@@ -117,10 +122,12 @@ class Renderer:
         paper_hrefs: Mapping[str, str],
         claim_href: ClaimHref,
         legend_href: str | None,
+        graph_href: str | None = None,
     ) -> str:
         """Every claim, counts per verdict, paper and tier, contradictions and stale results."""
         return self._render(
             "dashboard.html",
+            graph_href=graph_href,
             claims=claims,
             totals=tally(claims),
             papers=papers_summary(claims, paper_hrefs),
@@ -129,6 +136,40 @@ class Renderer:
             stale=[claim for claim in claims if claim.stale],
             claim_href=claim_href,
             legend_href=legend_href,
+        )
+
+    def listing(self, entries: Sequence[Any]) -> str:
+        """The pages of a folder whose navigation entry is its index page."""
+        return self._render("listing.html", entries=entries)
+
+    def graph_overview(
+        self,
+        papers: Sequence[PaperRow],
+        links: Mapping[str, str],
+        citers: Mapping[str, Sequence[Any]],
+        drawing: Markup | None,
+        note: str,
+    ) -> str:
+        """The overview graph (sanitised SVG) and the table of papers."""
+        return self._render("graph_overview.html", papers=papers, links=links, citers=citers,
+                            drawing=drawing, note=note)
+
+    def paper_graph(
+        self,
+        claims: Sequence[ClaimView],
+        citers: Mapping[str, Sequence[Any]],
+        claim_href: ClaimHref,
+        page_href: Callable[[str], str],
+        drawing: Markup | None,
+        note: str,
+        paper_href: str | None,
+        overview_href: str,
+    ) -> str:
+        """One paper's graph (sanitised SVG) and the table of its claims and citing pages."""
+        return self._render(
+            "paper_graph.html", claims=claims, citers=citers, claim_href=claim_href,
+            page_href=page_href, drawing=drawing, note=note, paper_href=paper_href,
+            overview_href=overview_href,
         )
 
     def report(

@@ -6,16 +6,20 @@ is read from the store and every claim with a check is "unverified: never run".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.loader import LoadedCard
+from claimcheck.plainpages import PlainPage
 from claimcheck.site.views import ClaimView, SourceLink, build_view
 from claimcheck.wiki import Wiki, load_wiki
 
 CURVE_ARTIFACT = "curve_svg"
+Page = TypeVar("Page", LoadedCard, PlainPage)
 
 
 @dataclass
@@ -27,23 +31,34 @@ class SiteIndex:
     views: dict[str, ClaimView] = field(default_factory=dict)
     _by_src: dict[str, LoadedCard] | None = field(default=None, repr=False)
     _paper_srcs: dict[str, str] | None = field(default=None, repr=False)
+    _pages_by_src: dict[str, PlainPage] | None = field(default=None, repr=False)
 
-    def card_src(self, card: LoadedCard) -> str | None:
-        """The card's path relative to the docs folder (as MkDocs names its files)."""
+    def card_src(self, card: LoadedCard | PlainPage) -> str | None:
+        """The page's path relative to the docs folder (as MkDocs names its files)."""
         try:
-            return PurePosixPath(card.path.resolve().relative_to(self.docs_dir)).as_posix()
+            return PurePosixPath(card.path.absolute().relative_to(self.docs_dir)).as_posix()
         except ValueError:
             return None
 
     def cards_by_src(self) -> dict[str, LoadedCard]:
         """Every loaded card by its docs-relative path (computed once)."""
         if self._by_src is None:
-            self._by_src = {}
-            for card in self.wiki.cards:
-                src = self.card_src(card)
-                if src is not None:
-                    self._by_src[src] = card
+            self._by_src = self._keyed(self.wiki.cards)
         return self._by_src
+
+    def pages_by_src(self) -> dict[str, PlainPage]:
+        """Every plain page (no front matter) by its docs-relative path (computed once)."""
+        if self._pages_by_src is None:
+            self._pages_by_src = self._keyed(self.wiki.pages)
+        return self._pages_by_src
+
+    def _keyed(self, items: Iterable[Page]) -> dict[str, Page]:
+        keyed: dict[str, Page] = {}
+        for item in items:
+            src = self.card_src(item)
+            if src is not None:
+                keyed[src] = item
+        return keyed
 
     def paper_src(self, arxiv: str) -> str | None:
         """The docs-relative path of the paper card of ``arxiv``, if there is one."""
@@ -75,7 +90,7 @@ class SiteIndex:
 def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteIndex:
     """Load the wiki under ``docs_dir`` and read every claim's stored result from ``results``."""
     wiki = load_wiki(config, docs_dir)
-    index = SiteIndex(wiki, docs_dir.resolve())
+    index = SiteIndex(wiki, docs_dir.absolute())
     sources: dict[str, SourceLink | None] = {}
     if not results.is_dir():
         for ref in wiki.claims():

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
+from claimcheck.site.paths import scrub_paths
 from claimcheck.store import Result
 from claimcheck.wiki import ClaimRef
 
 VERDICTS = ("verified", "contradicted", "unverified")
-_SEVERITY = {"verified": 0, "unverified": 1, "contradicted": 2}
+SYMBOLS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
 NEVER_RUN = "never run"
 
 
@@ -64,6 +65,8 @@ class ClaimView:
     details: str
     environment: tuple[tuple[str, str], ...] = ()
     curve_svg: Path | None = None
+    builtin: bool = False
+    """Whether ``check`` names a built-in kind (shown by name, not by its source line)."""
 
     @property
     def anchor(self) -> str:
@@ -93,27 +96,6 @@ class Tally:
     def as_pairs(self) -> list[tuple[str, int]]:
         """``[(verdict, count)]`` in legend order."""
         return [(name, getattr(self, name)) for name in VERDICTS]
-
-
-@dataclass(frozen=True)
-class CitationView:
-    """One citation of a page and the claims it covers (possibly none)."""
-
-    text: str
-    key: str
-    claims: tuple[ClaimView, ...]
-    verdict: str
-    stale: bool
-    href: str
-    note: str = ""
-
-
-def worst_verdict(verdicts: Iterable[str]) -> str:
-    """Aggregate verdicts: contradicted beats unverified beats verified (empty: unverified)."""
-    chosen = list(verdicts)
-    if not chosen:
-        return "unverified"
-    return max(chosen, key=lambda verdict: _SEVERITY.get(verdict, 1))
 
 
 def tally(claims: Iterable[ClaimView]) -> Tally:
@@ -265,6 +247,7 @@ def build_view(
         "statement": claim.statement,
         "check": claim.check or "no check",
         "check_source": check_source(ref, config, sources),
+        "builtin": claim.check is not None and ":" not in claim.check,
         "expected": format_expect(claim.expect.as_mapping() if claim.expect else None),
     }
     if claim.unverified is not None:
@@ -280,40 +263,28 @@ def build_view(
             details="",
         )
     verdict = _text(result.verdict, "unverified")
+    root = str(config.root)
+
+    def shown(value: Any, default: str = "—") -> str:
+        return scrub_paths(_text(value, default), root)
+
     environment = tuple(
-        (str(key), _text(value)) for key, value in sorted((result.environment or {}).items())
+        (str(key), shown(value)) for key, value in sorted((result.environment or {}).items())
     )
     if result.device:
-        environment += (("device", _text(result.device)),)
+        environment += (("device", shown(result.device)),)
     return ClaimView(
         **common,
-        measured=format_value(result.measured),
+        measured=scrub_paths(format_value(result.measured), root),
         verdict=verdict if verdict in VERDICTS else "unverified",
-        reason=_text(result.error or result.reason, ""),
+        reason=shown(result.error or result.reason, ""),
         stale=stale,
         errored=bool(result.error),
-        fidelity=_text(result.fidelity),
-        tier=_text(result.tier),
-        budget=_text(result.budget),
-        run_date=format_date(result.timestamp),
-        details=result.details or "",
+        fidelity=shown(result.fidelity),
+        tier=shown(result.tier),
+        budget=shown(result.budget),
+        run_date=shown(format_date(result.timestamp)),
+        details=scrub_paths(result.details or "", root),
         environment=environment,
         curve_svg=curve_svg,
-    )
-
-
-NO_CLAIM = "no claim registered at this locator"
-
-
-def citation_view(text: str, key: str, claims: Sequence[ClaimView], href: str) -> CitationView:
-    """Aggregate the claims a citation covers: the worst verdict wins, any stale one marks it."""
-    if not claims:
-        return CitationView(text, key, (), "unverified", False, href, NO_CLAIM)
-    return CitationView(
-        text,
-        key,
-        tuple(claims),
-        worst_verdict(claim.verdict for claim in claims),
-        any(claim.stale for claim in claims),
-        href,
     )

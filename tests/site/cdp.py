@@ -154,6 +154,13 @@ class Browser:
                 windowsVirtualKeyCode=9,
             )
 
+    def set_viewport(self, width: int, height: int) -> None:
+        """Emulate a screen of ``width`` x ``height`` CSS pixels (a phone below 600 wide)."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+            deviceScaleFactor=1, mobile=width < 600,
+        )
+
     def screenshot(self, path: Path) -> None:
         """Save a PNG of the visible page."""
         data = self.call("Page.captureScreenshot", session=True, format="png")["data"]

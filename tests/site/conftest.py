@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+)
 
 
 @pytest.fixture
@@ -20,3 +31,51 @@ def update_goldens() -> bool:
 def repo_root() -> Path:
     """The repository root (where mkdocs.yml lives)."""
     return Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def stored_minisite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini-site with its fixed results store, built once for every browser test."""
+    from site_html import build_site, copy_fixture
+    from store_fixture import MINISITE_RESULTS, write_results
+
+    project = copy_fixture("minisite", tmp_path_factory.mktemp("browser"))
+    write_results(project, MINISITE_RESULTS)
+    return build_site(project)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the test output clean."""
+
+
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` over HTTP on a free port of 127.0.0.1; yield its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler,
+                                                                      directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One headless Chromium for the whole session."""
+    from cdp import Browser
+
+    if CHROMIUM is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium)")
+    browser = Browser(CHROMIUM, tmp_path_factory.mktemp("chrome-profile"))
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def browser(chromium: object) -> object:
+    """The session's Chromium, with a 1280 x 900 desktop screen."""
+    chromium.set_viewport(1280, 900)  # type: ignore[attr-defined]
+    return chromium

@@ -34,8 +34,11 @@ class Stored:
     error: str | None = None
 
 
-def write_results(project: Path, results: dict[str, Stored]) -> Path:
-    """Store ``results`` (by global claim id) in the project's results folder."""
+def write_results(project: Path, results: dict[str, Stored], curve: str = CURVE) -> Path:
+    """Store ``results`` (by global claim id) in the project's results folder.
+
+    ``curve`` is the text of the ``curve.svg`` artifact of results stored with ``curve=True``.
+    """
     config = load_config(project)
     wiki = load_wiki(config)
     store = ResultStore(config.results)
@@ -48,7 +51,7 @@ def write_results(project: Path, results: dict[str, Stored]) -> Path:
         scratch.mkdir(parents=True)
         artifacts = {}
         if stored.curve:
-            (scratch / "curve.svg").write_text(CURVE, encoding="utf-8")
+            (scratch / "curve.svg").write_text(curve, encoding="utf-8")
             artifacts["curve_svg"] = "curve.svg"
         fingerprint = "0" * 64 if stored.stale else claim_fingerprint(ref, config)
         result = Result(

@@ -1,94 +1,62 @@
 """The built site in headless Chromium, over HTTP and from file://.
 
 Needs Debian's ``chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it when it is
-missing). Screenshots of the concept page and the dashboard go to ``tests/artifacts/``.
+missing). Screenshots of the repository's concept page and dashboard go to ``tests/artifacts/``.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from cdp import Browser
-from site_html import build_site, copy_fixture
-from store_fixture import MINISITE_RESULTS, write_results
+from conftest import needs_chromium, serving
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
-    ),
-]
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 CITATION_BADGES = "[...document.querySelectorAll('.cc-cite > .cc-badge')]"
 VISIBLE = """(element => { const box = element.getBoundingClientRect();
   const style = getComputedStyle(element);
   return box.width > 0 && box.height > 0 && style.visibility !== 'hidden'
     && style.display !== 'none'; })"""
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """Keep the test output clean."""
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = copy_fixture("minisite", tmp_path_factory.mktemp("browser"))
-    write_results(project, MINISITE_RESULTS)
-    return build_site(project)
+CENTRE = (
+    "(b => { b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect();"
+    " return [r.x + r.width / 2, r.y + r.height / 2]; })"
+)
 
 
 @pytest.fixture(scope="module")
-def http_root(site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    assert CHROMIUM is not None
-    chromium = Browser(CHROMIUM, tmp_path_factory.mktemp("chrome-profile"))
-    yield chromium
-    chromium.close()
+def http_root(stored_minisite: Path) -> Iterator[str]:
+    with serving(stored_minisite) as url:
+        yield url
 
 
 @pytest.fixture(params=["http", "file"])
-def root(request: pytest.FixtureRequest, site: Path, http_root: str) -> str:
-    return http_root if request.param == "http" else site.as_uri()
+def root(request: pytest.FixtureRequest, stored_minisite: Path, http_root: str) -> str:
+    return http_root if request.param == "http" else stored_minisite.as_uri()
 
 
-def test_badges_are_visible_with_their_verdicts(browser: Browser, root: str) -> None:
+def test_badges_show_counts_and_verdicts(browser: Browser, root: str) -> None:
     browser.navigate(f"{root}/concepts/routing.html")
     badges = browser.evaluate(
         f"{CITATION_BADGES}.map(b => [b.className, {VISIBLE}(b), b.textContent])"
     )
     assert [badge[0] for badge in badges] == [
-        "cc-badge cc-badge--contradicted",
+        "cc-badge cc-badge--multi",
         "cc-badge cc-badge--unverified",
         "cc-badge cc-badge--verified cc-badge--stale",
         "cc-badge cc-badge--unverified",
         "cc-badge cc-badge--unverified",
-        "cc-badge cc-badge--contradicted",
+        "cc-badge cc-badge--multi",
     ]
     assert all(badge[1] for badge in badges)
-    assert badges[0][2] == "✗contradicted" and badges[2][2] == "✓verified⟳ stale"
+    assert badges[0][2] == "✓1✗1" and badges[2][2] == "✓verified⟳ stale"
     assert browser.dialogs() == []
 
 
@@ -96,18 +64,13 @@ def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
     browser.navigate(f"{root}/concepts/routing.html")
     card = "document.getElementById('cc-card-0')"
     assert browser.evaluate(f"{VISIBLE}({card})") is False
-    x, y = browser.evaluate(
-        f"(b => {{ b.scrollIntoView({{block: 'center'}}); const r = b.getBoundingClientRect();"
-        f" return [r.x + r.width / 2, r.y + r.height / 2]; }})({CITATION_BADGES}[0])"
-    )
+    x, y = browser.evaluate(f"{CENTRE}({CITATION_BADGES}[0])")
     browser.hover(x, y)
     browser.wait_for(f"{VISIBLE}({card})")
     text = browser.evaluate(f"{card}.innerText")
+    assert "covers 2 claims" in text
     assert "measured 98.93" in text and "measured 161,824" in text
     assert "reason: measured 98.93 is below 99.7" in text
-    if root.startswith("http"):
-        ARTIFACTS.mkdir(exist_ok=True)
-        browser.screenshot(ARTIFACTS / "site-concept.png")
     browser.hover(1, 1)
     browser.wait_for(f"!{VISIBLE}({card})")
     browser.evaluate("document.querySelectorAll('.cc-cite__link')[2].focus()")
@@ -120,18 +83,55 @@ def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
     assert browser.dialogs() == []
 
 
+def test_a_shared_card_follows_the_badge_in_use(browser: Browser, root: str) -> None:
+    """The first and the last citation cover the same claims and share one card."""
+    browser.navigate(f"{root}/concepts/routing.html")
+    assert browser.evaluate("document.querySelectorAll('.cc-card').length") == 4
+    x, y = browser.evaluate(f"{CENTRE}({CITATION_BADGES}[5])")
+    browser.hover(x, y)
+    card = "document.getElementById('cc-card-0')"
+    browser.wait_for(f"{VISIBLE}({card})")
+    assert browser.evaluate(f"{card}.parentElement === {CITATION_BADGES}[5].parentElement")
+
+
+def test_contradicted_card_links_to_the_explanation(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/concepts/routing.html")
+    x, y = browser.evaluate(f"{CENTRE}({CITATION_BADGES}[0])")
+    browser.hover(x, y)
+    browser.wait_for(f"{VISIBLE}(document.getElementById('cc-card-0'))")
+    browser.click("#cc-card-0 .cc-card__claim--contradicted .cc-card__links a:last-child")
+    assert browser.evaluate("location.hash") == "#cc-cite-42-64"
+    landed = browser.wait_for(
+        "(c => c && c.getBoundingClientRect().top >= 0"
+        " && c.getBoundingClientRect().top < innerHeight && c.closest('p').innerText)"
+        "(document.getElementById('cc-cite-42-64'))"
+    )
+    assert "fewer epochs" in landed
+
+
 def test_citation_link_lands_on_its_claim(browser: Browser, root: str) -> None:
     browser.navigate(f"{root}/concepts/routing.html")
     browser.click(".cc-cite__link")
     assert browser.evaluate("location.pathname").endswith("/papers/routing-paper.html")
-    assert browser.evaluate("location.hash") == "#claim-accuracy"
+    assert browser.evaluate("location.hash") == "#claim-params"
     landed = browser.wait_for(
         "(row => row && row.getBoundingClientRect().top >= 0"
         " && row.getBoundingClientRect().top < innerHeight && row.innerText)"
-        "(document.getElementById('claim-accuracy'))"
+        "(document.getElementById('claim-params'))"
     )
-    assert "98.93" in landed and "contradicted" in landed
+    assert "161,824" in landed and "verified" in landed
     assert browser.dialogs() == []
+
+
+def test_maths_is_typeset_offline(browser: Browser, root: str) -> None:
+    browser.navigate(f"{root}/concepts/routing.html")
+    browser.wait_for("document.querySelectorAll('.arithmatex .katex').length === 2")
+    assert browser.evaluate("document.querySelectorAll('.arithmatex .katex-display').length") == 1
+    assert browser.evaluate("document.querySelectorAll('.katex-error').length") == 0
+    sources = browser.evaluate(
+        "[...document.querySelectorAll('script[src], link[href]')].map(e => e.src || e.href)"
+    )
+    assert not [url for url in sources if url.startswith("http") and "127.0.0.1" not in url]
 
 
 def test_search_finds_routing(browser: Browser, root: str) -> None:
@@ -156,10 +156,23 @@ def test_dashboard_renders_without_running_script(browser: Browser, root: str) -
     statement = browser.evaluate("document.querySelector('.cc-dashboard').innerText")
     assert "<script>alert('statement')</script>" in statement
     assert browser.evaluate("document.querySelectorAll('.md-content script').length") == 0
-    if root.startswith("http"):
-        ARTIFACTS.mkdir(exist_ok=True)
-        browser.screenshot(ARTIFACTS / "site-dashboard.png")
     assert browser.dialogs() == []
+
+
+def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
+    """Material scrolls tables inside clipping wrappers; an open card must still show whole."""
+    browser.navigate(f"{root}/concepts/routing.html")
+    x, y = browser.evaluate(f"{CENTRE}({CITATION_BADGES}[5])")
+    browser.hover(x, y)
+    card = "document.getElementById('cc-card-0')"
+    browser.wait_for(f"{VISIBLE}({card})")
+    bottom_is_card = (
+        f"(c => {{ const r = c.getBoundingClientRect();"
+        f" const y = Math.min(r.bottom, innerHeight) - 4;"
+        f" return y > r.y + 40 && c.contains(document.elementFromPoint(r.x + r.width / 2, y)); }})"
+        f"({card})"
+    )
+    assert browser.evaluate(bottom_is_card) is True
 
 
 def test_repository_site_shows_badges(browser: Browser, tmp_path: Path) -> None:
@@ -182,21 +195,3 @@ def test_repository_site_shows_badges(browser: Browser, tmp_path: Path) -> None:
     assert browser.evaluate("document.querySelectorAll('.cc-total').length") == 4
     browser.screenshot(ARTIFACTS / "repo-dashboard.png")
     assert browser.dialogs() == []
-
-
-def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
-    """Material scrolls tables inside clipping wrappers; an open card must still show whole."""
-    browser.navigate(f"{root}/concepts/routing.html")
-    x, y = browser.evaluate(
-        f"(b => {{ b.scrollIntoView({{block: 'center'}}); const r = b.getBoundingClientRect();"
-        f" return [r.x + r.width / 2, r.y + r.height / 2]; }})({CITATION_BADGES}[5])"
-    )
-    browser.hover(x, y)
-    card = "document.getElementById('cc-card-5')"
-    browser.wait_for(f"{VISIBLE}({card})")
-    bottom_is_card = (
-        f"(c => {{ const r = c.getBoundingClientRect();"
-        f" return c.contains(document.elementFromPoint(r.x + r.width / 2, r.bottom - 4)); }})"
-        f"({card})"
-    )
-    assert browser.evaluate(bottom_is_card) is True

@@ -32,9 +32,12 @@ def test_without_store_matches_golden(unrun_site: Path, page: str, update_golden
 def test_without_store_every_citation_is_never_run(unrun_site: Path) -> None:
     html = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
     badges = re.findall(r'class="cc-badge cc-badge--(\w+)[^"]*" tabindex="0"', html)
-    assert badges == ["unverified"] * 6
-    assert html.count("reason: never run") == 5
-    assert html.count("unverified: no claim registered at this locator") == 2
+    assert badges == ["multi", "unverified", "unverified", "unverified", "unverified", "multi"]
+    assert html.count('aria-label="2 unverified"') == 2  # tab. 2 covers params and accuracy
+    # One hover card per distinct set of claims: {params, accuracy}, {divisor}, {speed}, {}.
+    assert html.count('class="cc-card"') == 4
+    assert html.count("reason: never run") == 3
+    assert html.count("unverified: no claim registered at this locator") == 1
 
 
 def test_citation_links_to_claim_anchor(unrun_site: Path) -> None:
@@ -50,7 +53,9 @@ def test_citations_in_code_stay_text(unrun_site: Path) -> None:
     assert home.count('class="cc-cite ') == 1
     assert "<code>[arxiv:2101.12491 tab. 2]</code>" in home
     concept = (unrun_site / PAGES["concept"]).read_text(encoding="utf-8")
-    assert "x = &quot;[arxiv:2101.12491 tab. 2]&quot;" in concept
+    code = concept[concept.index('<code class="language-python">') :]
+    code = code[: code.index("</pre>")]
+    assert "[arxiv:2101.12491 tab. 2]" in code and "cc-cite" not in code
 
 
 def test_claims_table_replaces_marker(unrun_site: Path) -> None:
@@ -68,14 +73,15 @@ def test_card_text_is_escaped_everywhere(unrun_site: Path) -> None:
     assert "<title>Routing &lt;script&gt;alert(&#39;title&#39;)" in paper
 
 
-def test_existing_wiki_page_is_not_overwritten(tmp_path: Path) -> None:
+def test_a_legend_named_in_mkdocs_yml_is_the_wikis_own(tmp_path: Path) -> None:
     project = copy_fixture("minisite", tmp_path)
-    (project / "wiki" / "claims-legend.md").write_text("# Our own legend\n", encoding="utf-8")
-    site = build_site(project)
-    legend = (site / PAGES["legend"]).read_text(encoding="utf-8")
+    (project / "wiki" / "our-legend.md").write_text("# Our own legend\n", encoding="utf-8")
+    site = build_site(project, legend_page="our-legend.md")
+    legend = (site / "our-legend.html").read_text(encoding="utf-8")
     assert "Our own legend" in legend and "cc-legend" not in legend
+    assert not (site / PAGES["legend"]).exists()
     dashboard = (site / PAGES["dashboard"]).read_text(encoding="utf-8")
-    assert 'class="cc-legend"' in dashboard
+    assert 'class="cc-legend"' in dashboard and 'href="our-legend.html"' in dashboard
 
 
 def test_no_external_urls_in_minisite(unrun_site: Path) -> None:

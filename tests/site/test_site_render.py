@@ -7,16 +7,9 @@ import re
 
 import pytest
 
+from claimcheck.site.citeview import NO_CLAIM, CardBook, CitationView, ClaimLinks
 from claimcheck.site.render import Renderer, papers_summary, tiers_summary
-from claimcheck.site.views import (
-    NO_CLAIM,
-    ClaimView,
-    citation_view,
-    format_expect,
-    format_value,
-    tally,
-    worst_verdict,
-)
+from claimcheck.site.views import ClaimView, format_expect, format_value, tally
 
 HOSTILE = "<script>alert(\"x\")</script> & 'quotes'"
 
@@ -33,27 +26,55 @@ def _claim(claim_id: str, verdict: str, **changes: object) -> ClaimView:
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("verdicts", "expected"),
-    [
-        (["verified", "contradicted", "unverified"], "contradicted"),
-        (["verified", "unverified"], "unverified"),
-        (["verified", "verified"], "verified"),
-        ([], "unverified"),
-    ],
-)
-def test_worst_verdict_wins(verdicts: list[str], expected: str) -> None:
-    assert worst_verdict(verdicts) == expected
+def _cite(claims: list[ClaimView], text: str = "[arxiv:2101.12491 tab. 2]") -> CitationView:
+    return CitationView(text, tuple(claims), "#c", "cc-card-0")
+
+
+def _book() -> CardBook:
+    return CardBook(lambda claim: ClaimLinks(f"p.html#{claim.anchor}", "p.html#cc-cite-3-1"))
+
+
+def test_several_claims_show_counts_never_one_aggregate() -> None:
+    claims = [_claim(n, "verified") for n in "abc"] + [_claim(n, "unverified") for n in "de"]
+    cite = _cite(claims)
+    assert cite.segments == [("verified", 3), ("unverified", 2)]
+    html = Renderer().citation(cite)
+    assert 'class="cc-badge cc-badge--multi" tabindex="0" aria-describedby="cc-card-0"' in html
+    assert 'aria-label="3 verified, 2 unverified"' in html
+    assert ">✓3</span>" in html and ">?2</span>" in html
+    assert "cc-badge--unverified" not in html and "\n" not in html
 
 
 def test_citation_without_claims_is_unverified() -> None:
-    cite = citation_view("[arxiv:2101.12491 §9]", "arxiv:2101.12491", [], "p.html")
-    assert (cite.verdict, cite.note, cite.stale) == ("unverified", NO_CLAIM, False)
+    card = _book().card_for([])
+    cite = CitationView("[arxiv:2101.12491 §9]", (), "p.html", card.card_id)
+    assert (cite.verdict, card.note, cite.stale) == ("unverified", NO_CLAIM, False)
 
 
 def test_citation_is_stale_when_any_claim_is() -> None:
     claims = [_claim("a", "verified"), _claim("b", "verified", stale=True)]
-    assert citation_view("[x]", "k", claims, "#").stale
+    assert _cite(claims).stale and _cite(claims).counts.stale == 1
+
+
+def test_cards_are_shared_by_citations_of_the_same_claims() -> None:
+    book = _book()
+    first = book.card_for([_claim("a", "verified")])
+    assert book.card_for([_claim("a", "verified")]) is first
+    assert book.card_for([_claim("b", "verified")]).card_id == "cc-card-1"
+    html = Renderer().hover_cards(book.cards)
+    assert html.startswith('<div class="cc-cards" data-search-exclude hidden>')
+    assert html.count('class="cc-card"') == 2
+
+
+def test_contradicted_card_links_to_its_row_and_explanation() -> None:
+    book = _book()
+    book.card_for([_claim("a", "verified"), _claim("b", "contradicted", measured="98.93")])
+    html = Renderer().hover_cards(book.cards)
+    assert "covers 2 claims: ✓1 verified ✗1 contradicted" in html
+    assert html.count('<a href="p.html#claim-a">claim row</a>') == 1
+    row, explanation = "p.html#claim-b", "p.html#cc-cite-3-1"
+    assert f'<a href="{row}">claim row</a> · <a href="{explanation}">explanation</a>' in html
+    assert html.count("explanation") == 1  # a verified claim needs none
 
 
 @pytest.mark.parametrize(
@@ -80,14 +101,18 @@ def test_format_value() -> None:
 
 
 def test_badge_has_symbol_label_and_card_link() -> None:
-    claims = [_claim("a", "verified"), _claim("b", "contradicted", measured="98.93")]
-    html = Renderer().citation(citation_view("[arxiv:2101.12491 tab. 2]", "k", claims, "#c"), "c7")
-    assert 'class="cc-badge cc-badge--contradicted" tabindex="0" aria-describedby="c7"' in html
-    assert '<span class="cc-card" role="tooltip" id="c7">' in html
+    claim = _claim("b", "contradicted", measured="98.93")
+    html = Renderer().citation(_cite([claim]))
+    badge = 'class="cc-badge cc-badge--contradicted" tabindex="0" aria-describedby="cc-card-0"'
+    assert badge in html
     assert '<span class="cc-badge__symbol" aria-hidden="true">✗</span>' in html
     assert '<span class="cc-badge__label">contradicted</span>' in html
-    assert "measured <b class=\"cc-measured\">98.93</b>" in html
     assert "\n" not in html
+    book = _book()
+    book.card_for([claim])
+    cards = Renderer().hover_cards(book.cards)
+    assert '<span class="cc-card" role="tooltip" id="cc-card-0">' in cards
+    assert "measured <b class=\"cc-measured\">98.93</b>" in cards
 
 
 def test_every_card_string_is_escaped() -> None:
@@ -96,14 +121,18 @@ def test_every_card_string_is_escaped() -> None:
         details=HOSTILE, paper_title=HOSTILE, locators=HOSTILE,
     )
     renderer = Renderer()
+    book = _book()
+    book.card_for([hostile])
     pieces = [
-        renderer.citation(citation_view(HOSTILE, "k", [hostile], '"><script>'), "c0"),
+        renderer.citation(CitationView(HOSTILE, (hostile,), '"><script>', "c0")),
+        renderer.hover_cards(book.cards),
         renderer.claims_table([hostile], lambda link: None, lambda claim: None),
         renderer.dashboard([hostile], {"2101.12491": "p.html"}, lambda c: "#", None),
         renderer.report("t", "wiki", "now", [hostile], lambda link: None),
     ]
     for html in pieces:
         assert "<script>" not in html
+    for html in pieces[1:]:
         assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#39;quotes&#39;" in html
 
 

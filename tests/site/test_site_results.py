@@ -45,18 +45,32 @@ def _citation_verdicts(html: str) -> list[tuple[str, bool]]:
     ]
 
 
-def test_worst_verdict_wins_and_stale_is_marked(stored_site: Path) -> None:
+def test_counts_per_verdict_and_stale_is_marked(stored_site: Path) -> None:
     html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
     assert _citation_verdicts(html) == [
-        ("contradicted", False),  # tab. 2: params verified + accuracy contradicted
+        ("multi", False),  # tab. 2: params verified + accuracy contradicted, shown as ✓1 ✗1
         ("unverified", False),  # eq. 5: an unverified-by-design claim
         ("verified", True),  # tab. 3: speed, stored under another fingerprint
         ("unverified", False),  # §9: no claim there
         ("unverified", False),  # a paper without a card
-        ("contradicted", False),  # the table cell
+        ("multi", False),  # the table cell
     ]
+    assert html.count('aria-label="1 verified, 1 contradicted"') == 2
+    segments = '>✓1</span><span class="cc-seg cc-seg--contradicted" aria-hidden="true">✗1<'
+    assert html.count(segments) == 2
     assert "98.93" in html and "161,824" in html
-    assert 'href="../papers/routing-paper.html#claim-accuracy"' in html
+    assert 'href="../papers/routing-paper.html#claim-params"' in html
+
+
+def test_contradicted_card_links_to_row_and_explanation(stored_site: Path) -> None:
+    html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
+    card = html[html.index('<span class="cc-card" role="tooltip" id="cc-card-0">') :]
+    card = card[: card.index('<span class="cc-card" role="tooltip" id="cc-card-1">')]
+    assert '<a href="../papers/routing-paper.html#claim-accuracy">claim row</a>' in card
+    explanation = '<a href="../papers/routing-paper.html#cc-cite-42-64">explanation</a>'
+    assert explanation in card
+    paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
+    assert 'id="cc-cite-42-64"' in paper
 
 
 def test_concept_strip_counts_cited_claims(stored_site: Path) -> None:

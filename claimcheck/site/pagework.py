@@ -1,0 +1,119 @@
+"""The plugin's work on one page of the wiki: badges, hover cards, claims table, header.
+
+Everything here runs after the author's HTML has been sanitised; what it inserts comes from the
+autoescaped templates of :class:`claimcheck.site.render.Renderer`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from markdown.extensions.toc import slugify as default_slugify
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from claimcheck.cards import ConceptCard, PaperCard
+from claimcheck.site.citeview import CardBook, CitationView
+from claimcheck.site.links import Linker, citation_anchor, explanation_anchors
+from claimcheck.site.pages import PageState
+from claimcheck.site.render import Renderer
+from claimcheck.site.siteindex import SiteIndex
+from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
+
+_H1_END = re.compile(r"</h1>", re.IGNORECASE)
+
+
+class PageWork:
+    """Renders the plugin's pieces of each page, with links relative to that page."""
+
+    def __init__(
+        self,
+        index: SiteIndex,
+        files: Files,
+        renderer: Renderer,
+        options: Any,
+        config: MkDocsConfig,
+        root: Path,
+    ) -> None:
+        self.index = index
+        self.files = files
+        self.renderer = renderer
+        self.options = options
+        self.root = root
+        self.site_dir = Path(config.site_dir).resolve()
+        toc = (config.mdx_configs or {}).get("toc", {})
+        slugify = toc.get("slugify", default_slugify) if isinstance(toc, dict) else None
+        self.linker = Linker(index, files, explanation_anchors(index, slugify or default_slugify))
+
+    def new_state(self, page: Page) -> PageState:
+        """An empty state whose hover cards link relative to ``page``."""
+        return PageState(CardBook(lambda claim: self.linker.claim_links(claim, page)))
+
+    def describe_citations(self, state: PageState, page: Page) -> None:
+        """One view per placed citation, each naming the page's card for its claims."""
+        for citation in state.citations:
+            covered = self.index.covered(citation)
+            card = state.book.card_for(covered)
+            href = self.linker.citation_href(citation, covered, page)
+            state.views.append(CitationView(citation.text, tuple(covered), href, card.card_id,
+                                            citation_anchor(citation)))
+
+    def fill(self, html: str, state: PageState, page: Page) -> str:
+        """Badges, hover cards, the claims table and the card's header."""
+        html = state.fill_citations(html, self.renderer.citation, page)
+        if state.book.cards:
+            html += "\n" + self.renderer.hover_cards(state.book.cards)
+        card = state.card
+        if card is None:
+            return html
+        if isinstance(card.card, PaperCard):
+            table = self.renderer.claims_table(
+                self.index.claims_of(card.card.arxiv),
+                lambda link: self._source_href(link, page),
+                lambda view: self._curve_href(view, page),
+            )
+            html = state.fill_table(html, table)
+        header = self.renderer.page_meta(
+            card.card.status.value, card.card.updated_at.isoformat(), card.card.tags
+        )
+        if isinstance(card.card, ConceptCard):
+            claims = {view.global_id: view for cite in state.views for view in cite.claims}
+            uncovered = sum(1 for cite in state.views if not cite.claims)
+            header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
+        return _after_title(html, header)
+
+    def _source_href(self, link: SourceLink | None, page: Page) -> str | None:
+        if link is None:
+            return None
+        if self.options.repo_url:
+            base_url = self.options.repo_url.rstrip("/")
+            return f"{base_url}/blob/{self.options.branch}/{link.path}#L{link.line}"
+        page_dir = (self.site_dir / page.file.dest_uri).parent
+        return Path(os.path.relpath(self.root / link.path, page_dir)).as_posix()
+
+    def _curve_href(self, view: ClaimView, page: Page) -> str | None:
+        curve = self.files.get_file_from_path(curve_src(view.global_id))
+        return None if curve is None else curve.url_relative_to(page.file)
+
+
+def curve_src(global_id: str) -> str:
+    """Where a claim's training curve is published."""
+    return f"claimcheck/artifacts/{global_id.replace('/', '__')}.svg"
+
+
+def _with_uncovered(claims: dict[str, ClaimView], uncovered: int) -> Tally:
+    """Counts of the distinct claims cited, with citations that cover none as unverified."""
+    counts = tally(claims.values())
+    return Tally(counts.verified, counts.contradicted, counts.unverified + uncovered, counts.stale)
+
+
+def _after_title(html: str, header: str) -> str:
+    """Insert ``header`` just after the page's first ``<h1>``, or at the top without one."""
+    match = _H1_END.search(html)
+    if match is None:
+        return header + "\n" + html
+    return html[: match.end()] + "\n" + header + html[match.end() :]

@@ -1,0 +1,41 @@
+"""No absolute path of the machine that ran a check, or built the site, reaches a page.
+
+Stored results may hold absolute paths (an exception's file, a data folder, a scratch
+directory). At render time every such path is rewritten: inside the project it becomes the
+path relative to the project root (``models/checks/x.py``); outside it keeps only its last two
+parts behind an ellipsis (``…/site-packages/torch``), enough to recognise, nothing to learn about
+the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath, PureWindowsPath
+
+_POSIX = re.compile(r"(?<![\w.:/~-])(?:~)?/(?:[\w.@+%-]+/)+[\w.@+%-]*")
+_WINDOWS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[\w .@+%-]+\\)*[\w.@+%-]*")
+_HOME = re.compile(r"(?<![\w.:/~-])~/")
+
+
+def scrub_paths(text: str, root: str) -> str:
+    """``text`` with every absolute path made relative to ``root`` or shortened."""
+    if "/" not in text and "\\" not in text:
+        return text
+    prefix = root.rstrip("/") + "/"
+
+    def posix(match: re.Match[str]) -> str:
+        path = match[0]
+        if path.startswith(prefix):
+            return path[len(prefix) :] or "."
+        if path == prefix.rstrip("/"):
+            return "."
+        parts = PurePosixPath(path.lstrip("~")).parts[1:]
+        return "…/" + "/".join(parts[-2:]) if parts else path
+
+    def windows(match: re.Match[str]) -> str:
+        parts = PureWindowsPath(match[0]).parts[1:]
+        return "…\\" + "\\".join(parts[-2:]) if parts else match[0]
+
+    text = _POSIX.sub(posix, text)
+    text = _WINDOWS.sub(windows, text)
+    return _HOME.sub("…/", text)

@@ -1,0 +1,135 @@
+"""Sanitising everything an author or a results file can put into the site, with ``nh3``.
+
+Cards, plain pages and stored results come from anyone's pull request. The decision, documented
+in ``docs/site.md``:
+
+* **Raw HTML is allowed only within an allow-list**: the elements and attributes that Markdown
+  and the configured extensions produce (headings, lists, tables, code, admonitions, details,
+  footnotes, maths placeholders, images, links), plus a few inline ones (``kbd``, ``sup``,
+  ``abbr``, ``mark``). Everything else is removed after rendering: no ``script``, ``style``,
+  ``iframe``, forms or SVG; no ``on*`` or ``style`` attributes (but ``text-align`` on table
+  cells, which Markdown tables write); links and images only to ``http``, ``https``, ``mailto``
+  or relative URLs (so no ``javascript:``, ``data:`` or ``vbscript:`` URL anywhere).
+* Author markup may not borrow the plugin's classes (``cc-*``): a hand-written "verified" badge
+  loses its styling. Ids starting with ``__`` (Material's own ``#__config`` and friends) are
+  dropped, so a page cannot shadow the theme's elements.
+* The plugin's own markup (badges, tables, dashboard, graph) is inserted *after* this pass; it
+  comes from autoescaped Jinja templates, so every card or result string in it is text.
+* Front-matter values are text, escaped whatever their YAML type (:func:`clean_meta`);
+  titles, table-of-contents entries and navigation sections keep no markup
+  (:func:`clean_fragment`).
+
+``unsafe_markup`` names what the sanitiser is about to remove, so the build can warn about it
+(``--strict`` then fails a pull request that tries).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import nh3
+from markupsafe import escape
+
+_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
+    "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3",
+    "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
+    "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot",
+    "th", "thead", "time", "tr", "u", "ul", "var", "wbr",
+}
+_ATTRIBUTES = {
+    "*": {"class", "id", "title", "lang", "dir", "role", "hidden", "data-search-exclude"},
+    "a": {"href", "name"},
+    "img": {"src", "alt", "width", "height", "loading"},
+    "td": {"colspan", "rowspan", "align", "style"},
+    "th": {"colspan", "rowspan", "align", "style", "scope"},
+    "ol": {"start", "type", "reversed"},
+    "li": {"value"},
+    "time": {"datetime"},
+    "details": {"open"},
+    "col": {"span"},
+    "colgroup": {"span"},
+}
+_URL_SCHEMES = {"http", "https", "mailto"}
+_KEPT_DUNDER_IDS = ("__codelineno-", "__span-")  # pymdownx.highlight's line anchors
+_PLUGIN_CLASS = "cc-"
+
+
+def _filter_attribute(tag: str, name: str, value: str) -> str | None:
+    if name == "class":
+        kept = [word for word in value.split() if not word.startswith(_PLUGIN_CLASS)]
+        return " ".join(kept) or None
+    if name == "id" and (
+        value.startswith(_PLUGIN_CLASS)
+        or (value.startswith("__") and not value.startswith(_KEPT_DUNDER_IDS))
+    ):
+        return None
+    return value
+
+
+_PAGE_CLEANER = nh3.Cleaner(
+    tags=_TAGS,
+    clean_content_tags={"script", "style"},
+    attributes=_ATTRIBUTES,
+    attribute_filter=_filter_attribute,
+    link_rel=None,
+    generic_attribute_prefixes={"aria-"},
+    url_schemes=_URL_SCHEMES,
+    filter_style_properties={"text-align"},
+)
+_TEXT_CLEANER = nh3.Cleaner(tags=set(), clean_content_tags={"script", "style"}, attributes={})
+
+_UNSAFE = re.compile(
+    r"<(script|style|iframe|frame|object|embed|applet|form|input|button|textarea|select|svg|"
+    r"math|link|meta|base)\b"
+    r"|\son[a-z]+\s*="
+    r"|(?:href|src|action|formaction|xlink:href)\s*=\s*[\"']?\s*(javascript|data|vbscript):",
+    re.IGNORECASE,
+)
+
+
+def clean_page_html(html: str) -> str:
+    """An author's rendered page, reduced to the allow-list."""
+    return str(_PAGE_CLEANER.clean(html))
+
+
+def clean_text(text: object) -> str:
+    """Any value, read as plain text, escaped for HTML (``<b>`` shows as ``<b>``)."""
+    return str(escape(str(text)))
+
+
+def clean_fragment(html: str) -> str:
+    """A title that may hold markup (a heading's HTML, an escaped title) as escaped text.
+
+    Tags are removed (with the content of ``script`` and ``style``), entities kept, so the
+    result is stable: cleaning it again changes nothing.
+    """
+    cleaned = str(_TEXT_CLEANER.clean(html))
+    return cleaned.replace('"', "&#34;").replace("'", "&#39;")
+
+
+def unsafe_markup(html: str) -> list[str]:
+    """What in ``html`` the sanitiser will remove (tags, handlers, script URLs), for a warning."""
+    found: list[str] = []
+    for match in _UNSAFE.finditer(html):
+        what = match[0].strip()
+        if what not in found:
+            found.append(what)
+    return found
+
+
+def clean_meta(value: Any) -> Any:
+    """Front-matter values as the theme may show them: every string escaped, at any depth.
+
+    Mappings keep their keys (escaped) and lists their order; dates and numbers become text, as
+    a template would print them anyway.
+    """
+    if isinstance(value, Mapping):
+        return {clean_text(key): clean_meta(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_meta(item) for item in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    return clean_text(value)

@@ -1,0 +1,90 @@
+"""Golden screenshots of the mini-site at 1280 and 390 px, and no sideways scrolling on a phone.
+
+The pictures live in ``golden/screens/`` (``CLAIMCHECK_UPDATE_GOLDENS=1`` rewrites them); the
+comparison tolerates font and anti-aliasing noise (``screens.py``). Overflow is measured from
+the DOM: at 390 px no element of the page may reach past the right edge of the screen, unless
+it sits inside a box that scrolls on its own (a wide code block).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from cdp import Browser
+from conftest import needs_chromium
+from screens import check_screen
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+PAGES = {
+    "concept": ("concepts/routing.html", None),
+    "claims-table": ("papers/routing-paper.html", ".cc-claims"),
+    "dashboard": ("claims-dashboard.html", None),
+    "claim-graph": ("claim-graph/2101.12491.html", ".cc-graph"),
+}
+SCREEN = {1280: 900, 390: 844}
+
+OVERFLOW = """(() => {
+  const width = document.documentElement.clientWidth;
+  const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement) {
+    const x = getComputedStyle(p).overflowX;
+    if (x === 'auto' || x === 'scroll' || x === 'hidden') return true; } return false; };
+  const wide = [...document.querySelectorAll('.md-main *')]
+    .filter(e => e.getBoundingClientRect().right > width + 1 && !scrolls(e))
+    .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+  return {scrollWidth: document.documentElement.scrollWidth, width: width, wide: wide.slice(0, 5)};
+})()"""
+
+
+def _open(browser: Browser, site: Path, page: str, anchor: str | None, width: int) -> None:
+    browser.set_viewport(width, SCREEN[width])
+    browser.navigate((site / page).as_uri())
+    browser.wait_for("document.fonts.status === 'loaded'")
+    browser.evaluate(  # Material fades the header title on scroll: freeze it for the picture
+        "document.head.insertAdjacentHTML('beforeend', '<style>*, *::before, *::after"
+        " { transition: none !important; animation: none !important; }</style>')"
+    )
+    if anchor is not None:
+        browser.evaluate(f"document.querySelector('{anchor}').scrollIntoView()")
+    browser.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)))")
+
+
+@pytest.mark.parametrize("width", sorted(SCREEN))
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_matches_its_golden_picture(
+    browser: Browser, stored_minisite: Path, tmp_path: Path, name: str, width: int,
+    update_goldens: bool,
+) -> None:
+    page, anchor = PAGES[name]
+    if name == "claim-graph" and shutil.which("dot") is None:
+        pytest.skip("the claim graph's picture needs Graphviz's dot")
+    _open(browser, stored_minisite, page, anchor, width)
+    shot = tmp_path / f"{name}-{width}.png"
+    browser.screenshot(shot)
+    check_screen(shot, f"{name}-{width}", update_goldens)
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_nothing_overflows_a_phone(browser: Browser, stored_minisite: Path, name: str) -> None:
+    page, _ = PAGES[name]
+    _open(browser, stored_minisite, page, None, 390)
+    measured = browser.evaluate(OVERFLOW)
+    assert measured["wide"] == [] and measured["scrollWidth"] <= measured["width"], measured
+
+
+def test_a_phone_sees_each_verdict_without_scrolling(
+    browser: Browser, stored_minisite: Path
+) -> None:
+    _open(browser, stored_minisite, "papers/routing-paper.html", ".cc-claims", 390)
+    rights = browser.evaluate(
+        "[...document.querySelectorAll('.cc-claims .cc-badge')]"
+        ".map(b => b.getBoundingClientRect().right)"
+    )
+    assert len(rights) == 4 and max(rights) <= 390
+    ids = browser.evaluate(
+        "[...document.querySelectorAll('.cc-claims .cc-id code')]"
+        ".map(c => c.getClientRects().length)"
+    )
+    assert ids == [1, 1, 1, 1]  # one line box each: no id breaks mid-word
