@@ -134,7 +134,8 @@ def main() -> None:
                     _, seconds = build_cost(project, project / "site")
                     cpu.setdefault((size, plugin), []).append(seconds)
             loads.append(os.getloadavg()[0])
-        repo = [build_cost(ROOT, scratch / "repo-site") for _ in range(args.repeats)] if args.repo else []
+        repeats = args.repeats if args.repo else 0
+        repo = [build_cost(ROOT, scratch / "repo-site") for _ in range(repeats)]
     print(f"load average (1 min) during the runs: {min(loads):.1f} to {max(loads):.1f} "
           f"on {os.cpu_count()} cores; {args.repeats} interleaved repeats, median CPU seconds")
     print("| cards | plain Material CPU s | with claimcheck CPU s | ratio | plugin ms/card |")
