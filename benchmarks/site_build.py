@@ -5,7 +5,9 @@ start-up included) with Material, search and offline; the two variants differ on
 ``claimcheck`` plugin (badges, hover cards, claims tables, dashboard, claim graphs laid out by
 Graphviz). Builds are interleaved (for each repeat, every size, plain then plugin) and timed in
 CPU seconds of the build and its children (``dot`` included), because six sessions share the
-machine and wall time follows their load. Run::
+machine and wall time follows their load. A third variant runs the plugin with
+``nav_section_limit: 0``, so that its navigation lists every card as plain Material's does: the
+plugin's own cost per card, apart from the navigation it saves. Run::
 
     python benchmarks/site_build.py [--sizes 30 100 300 1000] [--repeats 3] [--repo]
 
@@ -72,12 +74,19 @@ def _concept_card(index: int, papers: int) -> str:
     )
 
 
-def generate(folder: Path, cards: int, plugin: bool) -> Path:
+VARIANTS = {
+    "plain": "",
+    "plugin": ", claimcheck",
+    "full-nav": ", {claimcheck: {nav_section_limit: 0}}",
+}
+
+
+def generate(folder: Path, cards: int, variant: str) -> Path:
     """A project of ``cards`` cards (5 papers per 100 cards, the rest concepts)."""
     (folder / "wiki" / "papers").mkdir(parents=True)
     (folder / "wiki" / "concepts").mkdir(parents=True)
     (folder / "pyproject.toml").write_text('[tool.claimcheck]\nwiki = "wiki"\n', encoding="utf-8")
-    yml = MKDOCS_YML.format(plugin=", claimcheck" if plugin else "")
+    yml = MKDOCS_YML.format(plugin=VARIANTS[variant])
     (folder / "mkdocs.yml").write_text(yml, encoding="utf-8")
     (folder / "wiki" / "index.md").write_text("# Generated wiki\n", encoding="utf-8")
     papers = max(1, cards * PAPERS_PER_100 // 100)
@@ -119,37 +128,37 @@ def main() -> None:
     parser.add_argument("--repo", action="store_true", help="also time the repository's wiki")
     args = parser.parse_args()
     loads = [os.getloadavg()[0]]
-    cpu: dict[tuple[int, bool], list[float]] = {}
+    cpu: dict[tuple[int, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         projects = {
-            (size, plugin): generate(scratch / f"{size}-{plugin}", size, plugin)
-            for size in args.sizes for plugin in (False, True)
+            (size, variant): generate(scratch / f"{size}-{variant}", size, variant)
+            for size in args.sizes for variant in VARIANTS
         }
         for repeat in range(args.repeats):
             for size in args.sizes:
-                order = (False, True) if repeat % 2 == 0 else (True, False)
-                for plugin in order:
-                    project = projects[(size, plugin)]
+                order = list(VARIANTS) if repeat % 2 == 0 else list(reversed(VARIANTS))
+                for variant in order:
+                    project = projects[(size, variant)]
                     _, seconds = build_cost(project, project / "site")
-                    cpu.setdefault((size, plugin), []).append(seconds)
+                    cpu.setdefault((size, variant), []).append(seconds)
             loads.append(os.getloadavg()[0])
         repeats = args.repeats if args.repo else 0
         repo = [build_cost(ROOT, scratch / "repo-site") for _ in range(repeats)]
     print(f"load average (1 min) during the runs: {min(loads):.1f} to {max(loads):.1f} "
           f"on {os.cpu_count()} cores; {args.repeats} interleaved repeats, median CPU seconds")
-    print("| cards | plain Material CPU s | with claimcheck CPU s | ratio | plugin ms/card |")
-    print("|---|---|---|---|---|")
+    print("| cards | plain Material | with claimcheck | ratio | claimcheck, full nav | ratio |")
+    print("|---|---|---|---|---|---|")
     medians = {key: statistics.median(values) for key, values in cpu.items()}
     for size in args.sizes:
-        plain, plugin = medians[(size, False)], medians[(size, True)]
-        print(f"| {size} | {plain:.2f} | {plugin:.2f} | {plugin / plain:.2f} | "
-              f"{1000 * (plugin - plain) / size:.1f} |")
+        plain, plugin, full = (medians[(size, variant)] for variant in VARIANTS)
+        print(f"| {size} | {plain:.2f} | {plugin:.2f} | {plugin / plain:.2f} | {full:.2f} "
+              f"| {full / plain:.2f} |")
     if len(args.sizes) > 1:
-        fitted = exponent([(size, medians[(size, True)]) for size in args.sizes])
-        plain_fit = exponent([(size, medians[(size, False)]) for size in args.sizes])
-        print(f"\nfitted exponent of CPU against cards: with claimcheck {fitted:.2f}, "
-              f"plain Material {plain_fit:.2f}")
+        fits = {variant: exponent([(size, medians[(size, variant)]) for size in args.sizes])
+                for variant in VARIANTS}
+        print("\nfitted exponent of CPU against cards: "
+              + ", ".join(f"{variant} {value:.2f}" for variant, value in fits.items()))
     if repo:
         print(f"repository wiki: {statistics.median(w for w, _ in repo):.2f} s wall, "
               f"{statistics.median(c for _, c in repo):.2f} s CPU (median of {len(repo)})")

@@ -52,14 +52,17 @@ class PageState:
         pieces.append(markdown[cursor:])
         return "".join(pieces)
 
-    def fill_citations(self, html: str, render: Callable[[CitationView], str], page: Any) -> str:
+    def fill_citations(
+        self, html: str, render: Callable[[Sequence[CitationView]], list[str]], page: Any
+    ) -> str:
         """Replace every citation placeholder with its badge; restore the text in the TOC."""
         if not self.views:
             return html
+        rendered = render(self.views)
 
         def badge(match: re.Match[str]) -> str:
             slot = int(match[1])
-            return render(self.views[slot]) if slot < len(self.views) else match[0]
+            return rendered[slot] if slot < len(rendered) else match[0]
 
         self._restore_toc(getattr(page, "toc", []))
         return _CITE_TOKEN.sub(badge, html)

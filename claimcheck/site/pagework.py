@@ -64,9 +64,7 @@ class PageWork:
 
     def fill(self, html: str, state: PageState, page: Page) -> str:
         """Badges, hover cards, the claims table and the card's header."""
-        html = state.fill_citations(html, self.renderer.citation, page)
-        if state.book.cards:
-            html += "\n" + self.renderer.hover_cards(state.book.cards)
+        html = state.fill_citations(html, self.renderer.citations, page)
         card = state.card
         if card is None:
             return html
@@ -85,6 +83,18 @@ class PageWork:
             uncovered = sum(1 for cite in state.views if not cite.claims)
             header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
         return _after_title(html, header)
+
+    def add_cards(self, output: str, state: PageState) -> str:
+        """The page's hover cards, at the end of its article (after search has read it)."""
+        if not state.book.cards:
+            return output
+        cards = self.renderer.hover_cards(state.book.cards)
+        at = output.rfind("</article>")
+        if at == -1:
+            at = output.rfind("</body>")
+        if at == -1:
+            return output + cards
+        return output[:at] + cards + "\n" + output[at:]
 
     def _source_href(self, link: SourceLink | None, page: Page) -> str | None:
         if link is None:

@@ -12,13 +12,16 @@ The order of events, and why:
     Escape section titles; collapse crowded folders (:mod:`claimcheck.site.nav`).
 ``on_page_markdown``
     Give the page its escaped metadata; swap citations (found when the wiki was loaded) for
-    inert placeholders; report malformed citations as warnings, so ``--strict`` fails on them.
+    inert placeholders. (Malformed citations were reported in ``on_files``: warnings, so
+    ``--strict`` fails on them, or build errors with ``strict_verdicts``.)
 ``on_page_content`` (late)
     Sanitise the author's HTML (:mod:`claimcheck.site.sanitize`), then put the plugin's own
-    markup in place of the placeholders: badges, the page's hover cards (once each), claims
-    tables, generated pages. Titles and table-of-contents entries become escaped text.
+    markup in place of the placeholders: badges, claims tables, generated pages. Titles and
+    table-of-contents entries become escaped text.
 ``on_post_page``
-    Add the scripts a page needs; make sure no absolute path of this machine is left.
+    Add the page's hover cards (after the search index has read the page, so neither their
+    text nor their markup reaches it), the scripts the page needs; make sure no absolute path
+    of this machine is left.
 
 Options (``mkdocs.yml``)::
 
@@ -54,7 +57,7 @@ from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError
 from claimcheck.site import assets
 from claimcheck.site.generated import GeneratedPages
-from claimcheck.site.guard import check_files
+from claimcheck.site.guard import Problem, check_files
 from claimcheck.site.nav import clean_titles, collapse
 from claimcheck.site.pages import PageState, paper_page_markdown
 from claimcheck.site.pagework import PageWork
@@ -119,6 +122,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             files, config, index, {problem.src for problem in problems}
         )
         problems += unreadable
+        problems += self._malformed_citations()
         if problems:
             lines = "\n".join(f"  {problem.line()}" for problem in problems)
             raise PluginError(f"claimcheck: the wiki cannot be published as it is:\n{lines}")
@@ -133,6 +137,20 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         self.index, self.generated, self.pages = index, generated, {}
         self.work = PageWork(index, files, self.renderer, self.config, config, self.root)
         return files
+
+    def _malformed_citations(self) -> list[Problem]:
+        """Malformed citations: warnings (``--strict`` fails), errors with ``strict_verdicts``."""
+        found = [
+            Problem(f"{problem.path}:{problem.line}:{problem.col}",
+                    f"malformed citation: {problem.message}"
+                    + (f" ({problem.hint})" if problem.hint else ""))
+            for source in self.sources.values() for problem in source.problems
+        ]
+        if self.config.strict_verdicts:
+            return found
+        for problem in found:
+            log.warning("claimcheck: %s", problem.line())
+        return []
 
     def _report_problems(self, index: SiteIndex) -> None:
         """Cards that did not load; errored or stale claims (warnings when strict)."""
@@ -160,10 +178,6 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         source = self.sources.get(page.file.src_uri)
         if source is not None:
             page.meta = dict(source.meta)
-            for problem in source.problems:
-                hint = f" ({problem.hint})" if problem.hint else ""
-                log.warning("claimcheck: %s:%d:%d: malformed citation: %s%s", problem.path,
-                            problem.line, problem.col, problem.message, hint)
         state = self.work.new_state(page)
         self.pages[page.file.src_uri] = state
         if source is not None:
@@ -195,7 +209,10 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         return html
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
-        """Scripts the page needs; no absolute path of this machine."""
+        """Hover cards, the scripts the page needs; no absolute path of this machine."""
+        state = self.pages.get(page.file.src_uri)
+        if state is not None and self.work is not None:
+            output = self.work.add_cards(output, state)
         output = assets.add_page_scripts(output, page.url)
         return _without_root(output, str(self.root))
 

@@ -21,6 +21,7 @@ from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
 
 ClaimHref = Callable[[ClaimView], str]
+_SEPARATOR = "\x00"
 SourceHref = Callable[[SourceLink | None], str | None]
 CurveHref = Callable[[ClaimView], str | None]
 
@@ -76,13 +77,24 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
         )
+        self._batch = self.env.from_string(
+            '{%- from "citation.html" import citation -%}'
+            "{%- for cite in cites %}{{ citation(cite) }}" + _SEPARATOR + "{% endfor -%}"
+        )
 
     def _render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context).strip()
 
     def citation(self, cite: CitationView) -> str:
         """An inline citation: link and badge (one line, no block tags); its card is apart."""
-        return self._render("citation.html", cite=cite)
+        return self.citations([cite])[0]
+
+    def citations(self, cites: Sequence[CitationView]) -> list[str]:
+        """Every citation of a page, rendered in one template call (a page may hold hundreds)."""
+        if not cites:
+            return []
+        text = self._batch.render(cites=cites)
+        return [piece.strip() for piece in text.split(_SEPARATOR)[: len(cites)]]
 
     def hover_cards(self, cards: Sequence[HoverCard]) -> str:
         """A page's hover cards, each once, in a block hidden from view and from search."""

@@ -23,11 +23,13 @@ from claimcheck.cli import main as claimcheck_main
 CANARY = "claimcheck-canary-4f1d"
 
 
-def _refused(project: Path, caplog: pytest.LogCaptureFixture, **options: object) -> str:
+def _refused(
+    project: Path, caplog: pytest.LogCaptureFixture, strict: bool = True, **options: object
+) -> str:
     """Build ``project``, expecting the plugin to stop it; return what it logged."""
     caplog.clear()
     with caplog.at_level(logging.INFO), pytest.raises(Abort):
-        build_site(project, **options)
+        build_site(project, strict, **options)
     return caplog.text
 
 
@@ -125,6 +127,8 @@ def test_malformed_citation_fails_a_strict_build(tmp_path: Path,
     logged = _refused(project, caplog)
     assert "wiki/index.md:6:26: malformed citation" in logged
     build_site(project, strict=False)
+    logged = _refused(project, caplog, strict=False, strict_verdicts=True)
+    assert "cannot be published as it is:\n  wiki/index.md:6:26: malformed citation" in logged
 
 
 def test_titles_are_text_whatever_their_yaml_type(tmp_path: Path) -> None:

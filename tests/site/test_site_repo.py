@@ -46,3 +46,14 @@ def test_repo_site_loads_nothing_from_the_network(repo_site: Path) -> None:
             where = f"{page.relative_to(repo_site)}: <{tag}> {url}"
             assert tag == "a", f"external resource loaded by the page: {where}"
             assert url.startswith(_PAPER_LINKS) or url in authored, f"foreign link: {where}"
+
+
+def test_repo_site_holds_no_absolute_machine_path(repo_site: Path) -> None:
+    """Committed results name data folders such as /root/.cache/...; the site never shows one."""
+    root = str(Path(__file__).resolve().parents[2])
+    machine = re.compile(r"(?<![\w.:/-])/(?:root|home|tmp|work|Users|var|opt)/[\w.-]+")
+    for page in [*repo_site.rglob("*.html"), *repo_site.rglob("*.svg"),
+                 repo_site / "search" / "search_index.json"]:
+        text = page.read_text(encoding="utf-8")
+        assert root not in text, page
+        assert not machine.search(text), f"{page}: {machine.search(text)}"
