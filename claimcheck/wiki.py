@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,7 +15,7 @@ from claimcheck.errors import CardError
 from claimcheck.loader import LoadedCard, load_card
 from claimcheck.locators import Locator, LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage, load_plain_page
-from claimcheck.wikifiles import unsafe_entries, unsafe_reason
+from claimcheck.wikifiles import leaves_project, unsafe_entries, unsafe_reason
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,14 @@ def load_wiki(config: ProjectConfig, path: Path | None = None) -> Wiki:
     Files that leave the folder or are not regular files are errors, never read.
     """
     folder = path or config.wiki
+    written = path or config.root / str(config.raw.get("wiki", "wiki"))  # before resolving
+    if leaves_project(written, config.root):
+        wiki = Wiki(config)
+        wiki.load_errors.append(CardError(
+            "the wiki folder is a symbolic link that leaves the project",
+            os.path.relpath(os.path.abspath(written), config.root),
+        ))
+        return wiki
     wiki = load_cards(config, card_files(folder), require_front_matter=False)
     wiki.load_errors.extend(unsafe_entries(folder, config.relative(folder)))
     return wiki

@@ -43,6 +43,21 @@ def unsafe_reason(path: Path, folder: Path, folder_ok: bool = False) -> str | No
     return None
 
 
+def leaves_project(path: Path, root: Path) -> bool:
+    """Whether ``path``, written inside the project ``root``, really lies outside it.
+
+    A committed symbolic link in place of the wiki or results folder would otherwise make every
+    command read, and the site publish, another part of the machine. A path the configuration
+    places outside the project on purpose (``results: ../store``) is not refused.
+    """
+    written = os.path.abspath(path)
+    top = os.path.abspath(root)
+    if os.path.commonpath([top, written]) != top:
+        return False
+    real, real_top = os.path.realpath(path), os.path.realpath(root)
+    return os.path.commonpath([real_top, real]) != real_top
+
+
 def unsafe_entries(folder: Path, shown: str | None = None) -> list[CardError]:
     """One located error per unsafe entry under ``folder`` (files and linked folders).
 

@@ -27,7 +27,7 @@ from claimcheck.site.pagework import curve_src
 from claimcheck.site.render import Renderer, papers_summary
 from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.sources import PageSource
-from claimcheck.site.svgclean import clean_svg
+from claimcheck.site.svgclean import MAX_SVG_BYTES, clean_svg
 from claimcheck.site.views import ClaimView
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
@@ -119,7 +119,9 @@ class GeneratedPages:
             if view.curve_svg is None:
                 continue
             try:
-                cleaned = clean_svg(view.curve_svg.read_text(encoding="utf-8"))
+                with view.curve_svg.open("rb") as handle:
+                    data = handle.read(MAX_SVG_BYTES + 1)
+                cleaned = clean_svg(data.decode("utf-8"))
             except (OSError, UnicodeDecodeError):
                 cleaned = None
             if cleaned is None:

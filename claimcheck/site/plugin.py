@@ -41,6 +41,7 @@ Options (``mkdocs.yml``)::
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -65,6 +66,7 @@ from claimcheck.site.render import Renderer
 from claimcheck.site.sanitize import clean_fragment, clean_page_html, unsafe_markup
 from claimcheck.site.siteindex import SiteIndex, build_index
 from claimcheck.site.sources import PageSource, page_sources
+from claimcheck.wikifiles import leaves_project
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 
@@ -111,9 +113,15 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         """Check and read the wiki; add assets and generated pages (see the module docstring)."""
-        results = Path(self.config.results) if self.config.results else self.project.results
+        # As written, before resolving, so that a committed symbolic link is seen for what it is.
+        results = Path(self.config.results or str(self.project.raw.get("results", ".claimcheck")))
         if not results.is_absolute():
             results = self.root / results
+        for folder in (Path(config.docs_dir), results):
+            if leaves_project(folder, self.root):
+                shown = os.path.relpath(os.path.abspath(folder), self.root)
+                raise PluginError(f"claimcheck: {shown} is a symbolic "
+                                  "link that leaves the project; the site is not built from it")
         index = build_index(self.project, Path(config.docs_dir), results)
         generated = GeneratedPages(self.config, config, files, index, self.renderer)
         problems = check_files(files, config, generated.reserved_names(),

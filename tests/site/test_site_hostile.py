@@ -63,6 +63,27 @@ def test_a_symlink_out_of_the_wiki_is_a_build_error(tmp_path: Path) -> None:
     assert not site.exists() or CANARY not in _site_text(site)
 
 
+@pytest.mark.parametrize("folder", ["wiki", ".claimcheck"])
+def test_a_wiki_or_store_linked_out_of_the_project_is_refused(
+    tmp_path: Path, folder: str, caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    project = copy_fixture("minisite", tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if folder == "wiki":
+        (project / "wiki").rename(elsewhere / "wiki")
+        (project / "wiki").symlink_to(elsewhere / "wiki", target_is_directory=True)
+    else:
+        (project / ".claimcheck").symlink_to(elsewhere, target_is_directory=True)
+    logged = _refused(project, caplog)
+    assert f"claimcheck: {folder} is a symbolic link that leaves the project" in logged
+    if folder == "wiki":
+        monkeypatch.chdir(project)
+        assert claimcheck_main(["lint"]) != 0
+        assert "wiki:1:1: error: the wiki folder is a symbolic link" in capsys.readouterr().out
+
+
 def test_a_fifo_in_the_wiki_is_a_build_error_not_a_hang(tmp_path: Path) -> None:
     project = copy_fixture("minisite", tmp_path)
     os.mkfifo(project / "wiki" / "pipe.md")
