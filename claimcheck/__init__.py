@@ -6,12 +6,15 @@ Importing claimcheck never imports torch.
 
 from claimcheck._version import __version__
 from claimcheck.cards import (
+    Basis,
     Claim,
     CodeLink,
     ConceptCard,
     Expect,
     PaperCard,
     Resources,
+    SourceKind,
+    SourcePin,
     Status,
     Tier,
 )
@@ -48,6 +51,7 @@ from claimcheck.verdict import Judgement, Verdict, describe_expect, format_value
 from claimcheck.wiki import ClaimRef, Wiki, card_files, is_card, load_cards, load_wiki
 
 __all__ = [
+    "Basis",
     "BuiltinCheck",
     "CardError",
     "CheckContext",
@@ -73,6 +77,8 @@ __all__ = [
     "PaperCard",
     "ProjectConfig",
     "Resources",
+    "SourceKind",
+    "SourcePin",
     "Status",
     "StoreError",
     "Tier",

@@ -3,7 +3,8 @@
 Two kinds of card share a core of fields and are told apart by ``kind``:
 
 * :class:`ConceptCard` explains an idea and cites papers in its body;
-* :class:`PaperCard` describes one paper and registers its :class:`Claim` objects.
+* :class:`PaperCard` describes one paper and registers its :class:`Claim` objects
+  (:mod:`claimcheck.claims`, re-exported here).
 
 All models forbid unknown keys and do not coerce types (a quoted ``"3"`` is not an int), so a typo
 in a card is an error with a place, not a silently ignored field.
@@ -17,11 +18,8 @@ from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
-    StrictFloat,
     StrictInt,
     StrictStr,
     field_validator,
@@ -29,21 +27,38 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-ARXIV_ID_PATTERN = r"^(\d{4}\.\d{4,5}|[a-z][a-z-]*(\.[A-Z]{2})?/\d{7})$"
+from claimcheck.claims import (
+    CLAIM_ID_PATTERN,
+    MAX_QUOTE_LENGTH,
+    Basis,
+    Claim,
+    Expect,
+    Number,
+    Resources,
+    Strict,
+    Tier,
+)
+from claimcheck.identifiers import (
+    ARXIV_ID_PATTERN,
+    DOI_PATTERN,
+    OPENREVIEW_PATTERN,
+    PAPER_KEY_PATTERN,
+    IdentifierError,
+    PaperId,
+    check_arxiv,
+    check_doi,
+    check_openreview,
+    parse_paper_key,
+)
+
+__all__ = [
+    "ARXIV_ID_PATTERN", "ARXIV_RE", "CLAIM_ID_PATTERN", "DOI_PATTERN", "IDENTITY_FIELDS",
+    "MAX_QUOTE_LENGTH", "OPENREVIEW_PATTERN", "PAPER_KEY_PATTERN", "SHA256_PATTERN",
+    "SLUG_PATTERN", "Basis", "Card", "Claim", "CodeLink", "ConceptCard", "Expect", "Number",
+    "PaperCard", "Resources", "SourceKind", "SourcePin", "Status", "Tier",
+]
+
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-CLAIM_ID_PATTERN = r"^[a-z0-9]+([-_][a-z0-9]+)*$"
-
-Number = StrictInt | StrictFloat
-
-
-class Tier(str, Enum):
-    """Cost class of a check: what CI can afford to run."""
-
-    STATIC = "static"
-    UNIT = "unit"
-    BENCH = "bench"
-    TRAIN = "train"
-
 
 class Status(str, Enum):
     """Editorial status of a card."""
@@ -53,26 +68,58 @@ class Status(str, Enum):
     STABLE = "stable"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+class SourceKind(str, Enum):
+    """The form of a paper's pinned source: the LaTeX e-print first, else the PDF."""
+
+    LATEX = "latex"
+    PDF = "pdf"
 
 
-def _arxiv_id(value: Any) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+
+
+def _identifier(check: Any, allow_numbers: bool = False) -> Any:
+    """A before-validator that gives identifier near misses a hint; the pattern does the rest."""
+
+    def validate(value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and allow_numbers:
+            raise PydanticCustomError(
+                "arxiv_not_string",
+                "arXiv id must be a string: YAML read {value} as a number; write it in quotes, "
+                'e.g. "{value}"',
+                {"value": str(value)},
+            )
+        if isinstance(value, str):
+            try:
+                check(value)
+            except IdentifierError as error:
+                raise PydanticCustomError(
+                    "identifier", "{message}", {"message": str(error)}) from None
         return value
-    if isinstance(value, (int, float)):
-        raise PydanticCustomError(
-            "arxiv_not_string",
-            "arXiv id must be a string: YAML read {value} as a number; write it in quotes, "
-            'e.g. "{value}"',
-            {"value": str(value)},
-        )
-    return value
+
+    return validate
+
+
+_arxiv_id = _identifier(check_arxiv, allow_numbers=True)
+
+
+def _paper_key(value: Any) -> Any:
+    if isinstance(value, str) and ":" in value:
+        return _identifier(parse_paper_key)(value)
+    return _arxiv_id(value)
 
 
 ArxivId = Annotated[
     StrictStr,
     Field(pattern=ARXIV_ID_PATTERN, description='arXiv id, quoted: "2101.12491"'),
+]
+PaperKey = Annotated[
+    StrictStr,
+    Field(
+        pattern=PAPER_KEY_PATTERN,
+        description='a paper: an arXiv id ("2101.12491"), or "doi:…", "openreview:…", '
+        '"url:<card slug>"',
+    ),
 ]
 
 
@@ -89,108 +136,29 @@ def _parse_date(value: Any) -> Any:
     return value
 
 
-class Expect(_Strict):
-    """The claim's expectation: exactly one comparator.
+class SourcePin(Strict):
+    """The exact source file that a paper card's quotes and locators are checked against.
 
-    ``equals``, ``approx`` (with exactly one of ``rel_tol``/``abs_tol``), ``at_most``,
-    ``at_least``, ``between: [lo, hi]`` or ``holds: true`` (for property checks).
+    ``version`` is the arXiv version (required for arXiv papers); ``kind`` the form of the
+    source (``latex``: the e-print, the only form with a locator index); ``sha256`` the hash of
+    the downloaded file, which ``claimcheck papers fetch`` compares and refuses on a mismatch;
+    ``url`` where to fetch it from when the identifier alone does not say.
     """
 
-    equals: StrictInt | StrictFloat | StrictStr | StrictBool | list[Any] | None = None
-    approx: Number | None = None
-    rel_tol: Annotated[Number, Field(gt=0)] | None = None
-    abs_tol: Annotated[Number, Field(gt=0)] | None = None
-    at_most: Number | None = None
-    at_least: Number | None = None
-    between: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = None
-    holds: Literal[True] | None = None
-
-    @model_validator(mode="after")
-    def _one_comparator(self) -> Expect:
-        chosen = self.model_fields_set & {
-            "equals", "approx", "at_most", "at_least", "between", "holds"
-        }
-        if len(chosen) != 1:
-            raise PydanticCustomError(
-                "expect_comparator",
-                "expect needs exactly one of equals, approx, at_most, at_least, between, "
-                "holds (got {got})",
-                {"got": ", ".join(sorted(chosen)) or "none"},
-            )
-        tolerances = self.model_fields_set & {"rel_tol", "abs_tol"}
-        if "approx" in chosen and len(tolerances) != 1:
-            raise PydanticCustomError(
-                "expect_tolerance", "approx needs exactly one of rel_tol or abs_tol", {}
-            )
-        if "approx" not in chosen and tolerances:
-            raise PydanticCustomError(
-                "expect_tolerance", "rel_tol/abs_tol only go with approx", {}
-            )
-        if self.between is not None and self.between[0] > self.between[1]:
-            raise PydanticCustomError(
-                "expect_between", "between needs [low, high] with low <= high", {}
-            )
-        return self
-
-    def as_mapping(self) -> dict[str, Any]:
-        """The expectation as the author wrote it."""
-        return self.model_dump(include=self.model_fields_set, mode="json")
+    version: Annotated[StrictInt, Field(ge=1)] | None = None
+    kind: Annotated[SourceKind, Field(strict=False)] = SourceKind.LATEX
+    sha256: Annotated[StrictStr, Field(pattern=SHA256_PATTERN)]
+    url: Annotated[StrictStr, Field(pattern=r"^https?://\S+$")] | None = None
 
 
-class Resources(_Strict):
-    """Resources one check needs when it runs on a cluster (overrides the tier's defaults)."""
-
-    cpus: Annotated[Number, Field(gt=0)] | None = None
-    gpus: Annotated[Number, Field(ge=0)] | None = None
-    memory_gb: Annotated[Number, Field(gt=0)] | None = None
-
-
-class Claim(_Strict):
-    """One checkable statement of a paper, at a locator of that paper."""
-
-    id: Annotated[StrictStr, Field(pattern=CLAIM_ID_PATTERN)]
-    cite: StrictStr | Annotated[list[StrictStr], Field(min_length=1)]
-    statement: Annotated[StrictStr, Field(min_length=1)]
-    check: StrictStr | None = None
-    args: dict[StrictStr, Any] = Field(default_factory=dict)
-    expect: Expect | None = None
-    unverified: Annotated[StrictStr, Field(min_length=1)] | None = None
-    accept_proxy: StrictBool = False
-    tier: Annotated[Tier, Field(strict=False)] | None = None
-    resources: Resources | None = None
-
-    @model_validator(mode="after")
-    def _check_or_reason(self) -> Claim:
-        if self.check is None and self.unverified is None:
-            raise PydanticCustomError(
-                "claim_check", "a claim needs either check (with expect) or unverified: reason", {}
-            )
-        if self.check is not None and self.unverified is not None:
-            raise PydanticCustomError(
-                "claim_check", "a claim has check or unverified, not both", {}
-            )
-        if self.check is not None and self.expect is None:
-            raise PydanticCustomError("claim_expect", "a claim with a check needs expect", {})
-        if self.check is None and (self.expect is not None or self.args):
-            raise PydanticCustomError(
-                "claim_expect", "an unverified claim takes no expect or args", {}
-            )
-        return self
-
-    @property
-    def locators(self) -> list[str]:
-        """The claim's locator strings, always as a list."""
-        return [self.cite] if isinstance(self.cite, str) else list(self.cite)
-
-
-class CodeLink(_Strict):
+class CodeLink(Strict):
     """A link to an implementation of the paper."""
 
     url: Annotated[StrictStr, Field(pattern=r"^https?://")]
     official: StrictBool = False
 
 
-class _CardBase(_Strict):
+class _CardBase(Strict):
     slug: Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]
     title: Annotated[StrictStr, Field(min_length=1)]
     summary: StrictStr | None = None
@@ -208,7 +176,7 @@ class ConceptCard(_CardBase):
     """A card that explains an idea, drawing on the papers it lists."""
 
     kind: Literal["concept"]
-    papers: list[ArxivId] = Field(default_factory=list)
+    papers: list[PaperKey] = Field(default_factory=list)
     related: list[Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]] = Field(
         default_factory=list
     )
@@ -217,18 +185,33 @@ class ConceptCard(_CardBase):
     @classmethod
     def _papers(cls, value: Any) -> Any:
         if isinstance(value, list):
-            return [_arxiv_id(item) for item in value]
+            return [_paper_key(item) for item in value]
         return value
 
 
+IDENTITY_FIELDS = ("arxiv", "doi", "openreview", "url")
+
+
 class PaperCard(_CardBase):
-    """A card that describes one paper and registers its claims."""
+    """A card that describes one paper and registers its claims.
+
+    The paper is named by exactly one of ``arxiv``, ``doi``, ``openreview`` or ``url`` (see
+    :mod:`claimcheck.identifiers` for the keys and global ids each gives).
+    """
 
     kind: Literal["paper"]
-    arxiv: ArxivId
+    arxiv: ArxivId | None = None
+    doi: Annotated[
+        StrictStr, Field(pattern=DOI_PATTERN, description="a DOI, e.g. 10.1038/...")
+    ] | None = None
+    openreview: Annotated[
+        StrictStr, Field(pattern=OPENREVIEW_PATTERN, description="an OpenReview forum id")
+    ] | None = None
+    url: Annotated[StrictStr, Field(pattern=r"^https?://\S+$")] | None = None
     authors: Annotated[list[StrictStr], Field(min_length=1)]
     year: Annotated[StrictInt, Field(ge=1900, le=2100)]
     venue: StrictStr | None = None
+    source: SourcePin | None = None
     code: list[CodeLink] = Field(default_factory=list)
     related: list[Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]] = Field(
         default_factory=list
@@ -240,9 +223,53 @@ class PaperCard(_CardBase):
     def _arxiv(cls, value: Any) -> Any:
         return _arxiv_id(value)
 
+    @field_validator("doi", mode="before")
+    @classmethod
+    def _doi(cls, value: Any) -> Any:
+        return _identifier(check_doi)(value)
+
+    @field_validator("openreview", mode="before")
+    @classmethod
+    def _openreview(cls, value: Any) -> Any:
+        return _identifier(check_openreview)(value)
+
+    @model_validator(mode="after")
+    def _one_identity(self) -> PaperCard:
+        named = [name for name in IDENTITY_FIELDS if getattr(self, name) is not None]
+        if len(named) != 1:
+            raise PydanticCustomError(
+                "paper_identity",
+                "a paper card names its paper by exactly one of arxiv, doi, openreview or url "
+                "(got {got})",
+                {"got": ", ".join(named) or "none", "at": named[1] if len(named) > 1 else ""},
+            )
+        if self.arxiv is not None and self.source is not None and self.source.version is None:
+            raise PydanticCustomError(
+                "source_version",
+                "an arXiv source pin needs its version (add version: N under source)",
+                {"at": "source"},
+            )
+        return self
+
+    @property
+    def paper_id(self) -> PaperId:
+        """The paper's identity (the slug stands for a ``url`` paper)."""
+        if self.arxiv is not None:
+            return PaperId("arxiv", self.arxiv)
+        if self.doi is not None:
+            return PaperId("doi", self.doi)
+        if self.openreview is not None:
+            return PaperId("openreview", self.openreview)
+        return PaperId("url", self.slug)
+
+    @property
+    def paper_key(self) -> str:
+        """``2101.12491``, ``doi:10.1038/...``, ``openreview:ID`` or ``url:slug``."""
+        return self.paper_id.key
+
     def global_id(self, claim: Claim) -> str:
-        """``ARXIV/claim-id``, unique across the wiki."""
-        return f"{self.arxiv}/{claim.id}"
+        """``PAPER-KEY/claim-id`` (``2101.12491/mnist-params`` for arXiv), unique in the wiki."""
+        return f"{self.paper_key}/{claim.id}"
 
 
 Card = Annotated[ConceptCard | PaperCard, Field(discriminator="kind")]

@@ -2,9 +2,14 @@
 
 Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
 
-    citation  = "[" , ( arxiv-ref | doi-ref ) , " " , locator , { ", " , locator } , "]" ;
+    citation  = "[" , paper-ref , " " , locator , { ", " , locator } , [ " " , quote ] , "]" ;
+    paper-ref = arxiv-ref | doi-ref | openreview-ref | url-ref ;
     arxiv-ref = "arxiv:" , arxiv-id , [ "v" , number ] ;   (* version >= 1 *)
     doi-ref   = "doi:" , doi-id ;
+    openreview-ref = "openreview:" , or-char , { or-char } ;   (* 5 to 40 of A-Z a-z 0-9 _ - *)
+    url-ref   = "url:" , slug ;                (* a paper known by its URL: its card's slug *)
+    quote     = '"' , quote-char , { quote-char } , '"' ;   (* at most 300 characters *)
+    quote-char = ? any character except '"', "[" and "]" ? ;
     arxiv-id  = new-id | old-id ;
     new-id    = 4 * digit , "." , 4 * digit , [ digit ] ;  (* 2101.12491; month 01-12 *)
     old-id    = archive , [ "." , subject ] , "/" , 7 * digit ;   (* cs/0112017, math.GT/0309136 *)
@@ -13,8 +18,12 @@ Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
     doi-id    = "10." , digit , { digit } , "/" , doi-char , { doi-char } ;
     doi-char  = ? any character except white space, "," and "]" ? ;
 
-Where a citation counts: an opening ``[`` followed by ``arxiv`` or ``doi`` (any case) and then
-``:`` (or white space and a digit). Everything else in brackets is prose. A candidate that is a
+A quote is a short verbatim passage of the paper inside the cited locator; it is checked against
+the paper's cached source like a claim's quote (:mod:`claimcheck.sources`).
+
+Where a citation counts: an opening ``[`` followed by a scheme (``arxiv``, ``doi``,
+``openreview`` or ``url``, any case) and then ``:`` (or white space and a digit).
+ Everything else in brackets is prose. A candidate that is a
 Markdown link (``[...](url)``), a reference link (``[...][ref]``), a link definition
 (``[...]: url``), an image, or escaped (``\\[``) is never a citation. A candidate that breaks the
 grammar is reported as a :class:`CitationProblem` whose column points at the offending token.
@@ -33,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from claimcheck.codespans import code_regions, inside
+from claimcheck.identifiers import SCHEMES, IdentifierError, PaperId, check_identifier
 from claimcheck.locators import Locator, LocatorError, parse_locator
 
 __all__ = [
@@ -43,14 +53,13 @@ __all__ = [
     "scan_citations",
 ]
 
-SCHEMES = ("arxiv", "doi")
-_CANDIDATE = re.compile(r"\[[ \t]*(?i:arxiv|doi)(?:[ \t]*:|[ \t]+\d)")
+_CANDIDATE = re.compile(r"\[[ \t]*(?i:arxiv|doi|openreview|url)(?:[ \t]*:|[ \t]+\d)")
 _SCHEME = re.compile(r"[A-Za-z]+")
 _NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
 _OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
 _VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
-_DOI = re.compile(r"10\.\d+/[^\s\],]+")
-MAX_CITATION_LENGTH = 300
+MAX_QUOTE_LENGTH = 300
+MAX_CITATION_LENGTH = 600
 """A candidate with no ``]`` within this many characters is unclosed (bounds the scan's work)."""
 class CitationSyntaxError(ValueError):
     """A citation that breaks the grammar; ``col`` is 1-based within the citation text."""
@@ -75,11 +84,17 @@ class Citation:
     col: int
     in_code: bool
     text: str
+    quote: str | None = None
 
     @property
     def key(self) -> str:
         """The cited work without its version, e.g. ``"arxiv:2101.12491"``."""
         return f"{self.scheme}:{self.id}"
+
+    @property
+    def paper_key(self) -> str:
+        """The cited paper's wiki key: ``2101.12491``, ``doi:10.1038/...`` (lower case)."""
+        return PaperId(self.scheme, self.id).key
 
     @property
     def end_col(self) -> int:
@@ -89,7 +104,8 @@ class Citation:
     def __str__(self) -> str:
         version = "" if self.version is None else f"v{self.version}"
         locators = ", ".join(str(locator) for locator in self.locators)
-        return f"[{self.scheme}:{self.id}{version} {locators}]"
+        quote = "" if self.quote is None else f' "{self.quote}"'
+        return f"[{self.scheme}:{self.id}{version} {locators}{quote}]"
 
 
 @dataclass(frozen=True)
@@ -110,13 +126,15 @@ def parse_citation(
 
     Raises :class:`CitationSyntaxError` with a 1-based column inside ``text``.
     """
-    scheme, identifier, version, locators = _parse_parts(text)
-    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text)
+    scheme, identifier, version, locators, quote = _parse_parts(text)
+    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text, quote)
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_parts(text: str) -> tuple[str, str, int | None, tuple[Locator, ...]]:
-    """The scheme, id, version and locators of a citation; cached since cards repeat them."""
+def _parse_parts(
+    text: str,
+) -> tuple[str, str, int | None, tuple[Locator, ...], str | None]:
+    """The scheme, id, version, locators and quote of a citation (cached: cards repeat them)."""
     if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
         raise CitationSyntaxError("a citation is enclosed in '[' and ']'", 1)
     inner_end = len(text) - 1
@@ -131,7 +149,8 @@ def _parse_parts(text: str) -> tuple[str, str, int | None, tuple[Locator, ...]]:
         if scheme.lower() in SCHEMES:
             hint = f"did you mean `{scheme.lower()}`"
             raise CitationSyntaxError(f"scheme must be lower case: {scheme!r}", pos + 1, hint)
-        raise CitationSyntaxError(f"unknown scheme {scheme!r}", pos + 1, "use `arxiv` or `doi`")
+        known = ", ".join(f"`{name}`" for name in SCHEMES)
+        raise CitationSyntaxError(f"unknown scheme {scheme!r}", pos + 1, f"use one of {known}")
     pos = scheme_match.end()
     if text[pos : pos + 1] != ":":
         raise CitationSyntaxError(f"expected ':' after {scheme!r}", pos + 1)
@@ -150,8 +169,35 @@ def _parse_parts(text: str) -> tuple[str, str, int | None, tuple[Locator, ...]]:
         )
     if text[id_end] != " " or text[id_end + 1 : id_end + 2].isspace():
         raise CitationSyntaxError("expected one space between the id and the locator", id_end + 1)
-    locators = _parse_locators(text, id_end + 1, inner_end)
-    return scheme, identifier, version, locators
+    quote, locators_end = _parse_quote(text, id_end + 1, inner_end)
+    locators = _parse_locators(text, id_end + 1, locators_end)
+    return scheme, identifier, version, locators, quote
+
+
+def _parse_quote(text: str, start: int, stop: int) -> tuple[str | None, int]:
+    """The quote at the end of a citation, if any, and where the locators end."""
+    opening = text.find(' "', start, stop)
+    if opening == -1:
+        if '"' in text[start:stop]:
+            raise CitationSyntaxError(
+                "a quote follows the locators after one space", text.index('"', start) + 1,
+                'write it like `[arxiv:2101.12491 tab. 2 "161K parameters"]`')
+        return None, stop
+    body_start = opening + 2
+    if text[stop - 1] != '"' or stop - 1 < body_start:
+        raise CitationSyntaxError("unclosed quote: end it with '\"' before ']'", opening + 2)
+    quote = text[body_start : stop - 1]
+    if not quote.strip():
+        raise CitationSyntaxError("empty quote", opening + 2)
+    if '"' in quote:
+        raise CitationSyntaxError(
+            "a quote cannot contain '\"'", body_start + quote.index('"') + 1,
+            "quote a shorter passage, or use typographic quotes inside it")
+    if len(quote) > MAX_QUOTE_LENGTH:
+        raise CitationSyntaxError(
+            f"quote is longer than {MAX_QUOTE_LENGTH} characters", opening + 2,
+            "cards hold short quotes only")
+    return quote, opening
 
 
 def _token_end(text: str, start: int, stop: int) -> int:
@@ -166,11 +212,11 @@ def _parse_id(scheme: str, token: str, col: int) -> tuple[str, int | None]:
     """Validate an id token; return the bare id and its version."""
     if not token:
         raise CitationSyntaxError(f"missing id after '{scheme}:'", col)
-    if scheme == "doi":
-        if _DOI.fullmatch(token) is None:
-            hint = "a DOI starts with '10.', e.g. `10.1038/s41598-021-93977-0`"
-            raise CitationSyntaxError(f"not a DOI: {token!r}", col, hint)
-        return token, None
+    if scheme != "arxiv":
+        try:
+            return check_identifier(scheme, token), None
+        except IdentifierError as error:
+            raise CitationSyntaxError(error.message, col, error.hint) from None
     identifier, version = token, None
     versioned = _VERSION.fullmatch(token)
     if versioned is not None:

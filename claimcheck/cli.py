@@ -75,7 +75,7 @@ def _new(ns: argparse.Namespace) -> int:
 def _schema(ns: argparse.Namespace) -> int:
     from claimcheck.schema import card_json_schema_text
 
-    text = card_json_schema_text()
+    text = card_json_schema_text(load_config(None))
     if ns.output:
         Path(ns.output).write_text(text, encoding="utf-8")
     else:
@@ -99,11 +99,13 @@ _HEAVY_COMMANDS = {
                "configure_status_parser", "run_status"),
     "report": ("one-file HTML or Markdown report", "claimcheck.site.report",
                "configure_report_parser", "run_report"),
+    "papers": ("papers' sources: `papers fetch [ID…] [--pin]`", "claimcheck.sources.cli",
+               "configure_papers_parser", "run_papers"),
 }
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (subcommands lint, new, schema, verify, status, report).
+    """The argument parser (subcommands lint, new, schema, verify, status, report, papers).
 
     The engine and the site are imported only when ``command`` is one of theirs, so that
     ``claimcheck lint`` stays light.

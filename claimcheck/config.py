@@ -15,7 +15,7 @@ import tomllib
 
 from claimcheck.errors import ConfigError
 
-_KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer"}
+_KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources"}
 
 
 @dataclass(frozen=True)

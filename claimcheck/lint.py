@@ -12,7 +12,11 @@ malformed claim locator                                      error
 a check reference that does not resolve (or is untrusted)    error
 an unknown built-in check kind (with "did you mean")         error
 a file that leaves the wiki or is not a regular file          error
-a citation of an arXiv id that has no paper card             warning
+a built-in kind's args that break its model, or name an      error
+unknown model, preset, config field or trainer key
+a claim's stated basis that does not fit its check          error
+a claim whose basis is missing and cannot be inferred        warning
+a citation of a paper that has no paper card                 warning
 a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
 ``papers:`` not matching the ids cited in the body           warning
@@ -27,45 +31,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from claimcheck.cards import ConceptCard, PaperCard
+from claimcheck.basis import basis_problem
+from claimcheck.cards import Claim, ConceptCard, PaperCard
 from claimcheck.checks.api import builtin_kinds, unknown_kind_message
+from claimcheck.checks.args import args_problems
+from claimcheck.checks.catalog import model_catalog, trainer_facts
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
+from claimcheck.findings import Finding, Level
+from claimcheck.identifiers import PaperId, parse_paper_key
+from claimcheck.lint_sources import source_findings
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage
 from claimcheck.references import is_reference, resolve_reference
+from claimcheck.sources.checker import QuoteChecker
 from claimcheck.wiki import Wiki
 
+__all__ = ["Finding", "Level", "lint_wiki"]
+
 _REFERENCE_VALUE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-class Level(str, Enum):
-    """Severity of a finding; only errors fail the lint."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One lint finding at a place in a file."""
-
-    level: Level
-    path: str
-    line: int
-    col: int
-    message: str
-    rule: str
-
-    def as_text(self) -> str:
-        """``path:line:col: level: message``."""
-        return f"{self.path}:{self.line}:{self.col}: {self.level.value}: {self.message}"
 
 
 def lint_wiki(wiki: Wiki) -> list[Finding]:
@@ -78,8 +65,10 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
     kinds = list(builtin_kinds())
     slugs = {loaded.card.slug for loaded in wiki.cards}
     papers = wiki.papers()
+    quotes = QuoteChecker(wiki.config)
     for loaded in wiki.cards:
         findings.extend(_citation_findings(wiki, loaded, papers))
+        findings.extend(source_findings(loaded, papers, quotes))
         if isinstance(loaded.card, PaperCard):
             findings.extend(_claim_findings(wiki.config, loaded, loaded.card, kinds))
         if isinstance(loaded.card, ConceptCard):
@@ -106,11 +95,12 @@ def _duplicates(wiki: Wiki) -> Iterator[Finding]:
                          f"{seen_slugs[card.slug]})", "duplicate-slug")
         seen_slugs.setdefault(card.slug, loaded.display_path)
         if isinstance(card, PaperCard):
-            line, col = loaded.position("arxiv")
-            if card.arxiv in seen_papers:
-                yield _error(loaded, line, col, f"a second paper card for arXiv {card.arxiv} "
-                             f"(first: {seen_papers[card.arxiv]})", "duplicate-paper")
-            seen_papers.setdefault(card.arxiv, loaded.display_path)
+            paper = card.paper_id
+            line, col = loaded.position(paper.scheme if paper.scheme != "url" else "url")
+            if card.paper_key in seen_papers:
+                yield _error(loaded, line, col, f"a second paper card for {paper.label} "
+                             f"(first: {seen_papers[card.paper_key]})", "duplicate-paper")
+            seen_papers.setdefault(card.paper_key, loaded.display_path)
             ids: set[str] = set()
             for index, claim in enumerate(card.claims):
                 if claim.id in ids:
@@ -127,11 +117,10 @@ def _citation_findings(
         message = problem.message + (f" ({problem.hint})" if problem.hint else "")
         yield Finding(Level.ERROR, problem.path, problem.line, problem.col, message, "citation")
     for citation in loaded.citations:
-        if citation.scheme != "arxiv":
-            continue
-        if citation.id not in papers:
+        if citation.paper_key not in papers:
+            label = PaperId(citation.scheme, citation.id).label
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
-                          f"cites arXiv {citation.id}, which has no paper card", "no-paper")
+                          f"cites {label}, which has no paper card", "no-paper")
         elif not wiki.covering_claims(citation):
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
                           f"{citation.text}: no claim registered at this locator", "uncovered")
@@ -156,14 +145,48 @@ def _claim_findings(
             continue
         line, col = loaded.position("claims", index, "check")
         if is_reference(claim.check):
-            yield from _reference_error(config, loaded, claim.check, line, col)
+            check_errors = list(_reference_error(config, loaded, claim.check, line, col))
         elif claim.check not in kinds:
-            yield _error(loaded, line, col, unknown_kind_message(claim.check, kinds),
-                         "unknown-kind")
+            check_errors = [_error(loaded, line, col, unknown_kind_message(claim.check, kinds),
+                                   "unknown-kind")]
+        else:
+            check_errors = []
+            yield from _args_findings(config, loaded, index, claim.check, claim.args)
+        yield from check_errors
+        if not check_errors:
+            yield from _basis_findings(loaded, index, claim)
         for key_path, value in _string_values(claim.args):
             if _REFERENCE_VALUE.match(value):
                 line, col = loaded.position("claims", index, "args", *key_path)
                 yield from _reference_error(config, loaded, value, line, col)
+
+
+def _basis_findings(loaded: LoadedCard, index: int, claim: Claim) -> Iterator[Finding]:
+    """A stated basis that does not fit the check is an error; a missing one that cannot be
+    inferred is a warning, so that cards written before ``basis`` existed still pass."""
+    problem = basis_problem(claim)
+    if problem is None:
+        return
+    stated = claim.basis is not None
+    line, col = loaded.position("claims", index, "basis" if stated else "id")
+    yield Finding(Level.ERROR if stated else Level.WARNING, loaded.display_path, line, col,
+                  f"claim '{claim.id}': {problem}", "basis")
+
+
+def _args_findings(
+    config: ProjectConfig, loaded: LoadedCard, index: int, kind: str, args: dict[str, Any]
+) -> Iterator[Finding]:
+    trainer = args.get("trainer") if isinstance(args.get("trainer"), str) else None
+    facts = trainer_facts(config, trainer)
+    for problem in args_problems(kind, args, model_catalog(config), facts):
+        where = ("claims", index, "args", *problem.path)
+        if ("claims", index, "args") not in loaded.positions.values:
+            where = ("claims", index, "check")
+        if problem.at_key and problem.path:
+            line, col = loaded.positions.key(where)
+        else:
+            line, col = loaded.position(*where)
+        yield _error(loaded, line, col, f"args: {problem.message}", "args")
 
 
 def _reference_error(
@@ -189,15 +212,19 @@ def _string_values(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[
 
 
 def _papers_field(loaded: LoadedCard, card: ConceptCard) -> Iterator[Finding]:
-    cited = {c.id for c in loaded.citations if c.scheme == "arxiv"}
-    listed = set(card.papers)
+    cited = {c.paper_key for c in loaded.citations}
+    listed = {parse_paper_key(item).key for item in card.papers}
     line, col = loaded.position("papers") if "papers" in card.model_fields_set else (1, 1)
-    for arxiv in sorted(cited - listed):
+    for key in sorted(cited - listed):
         yield Finding(Level.WARNING, loaded.display_path, line, col,
-                      f"the body cites arXiv {arxiv} but papers: does not list it", "papers")
-    for arxiv in sorted(listed - cited):
+                      f"the body cites {_label(key)} but papers: does not list it", "papers")
+    for key in sorted(listed - cited):
         yield Finding(Level.WARNING, loaded.display_path, line, col,
-                      f"papers: lists arXiv {arxiv} but the body never cites it", "papers")
+                      f"papers: lists {_label(key)} but the body never cites it", "papers")
+
+
+def _label(key: str) -> str:
+    return parse_paper_key(key).label
 
 
 def _related(loaded: LoadedCard, slugs: set[str]) -> Iterator[Finding]:

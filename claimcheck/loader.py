@@ -7,6 +7,7 @@ Every problem becomes a :class:`~claimcheck.errors.CardError` whose location is 
 from __future__ import annotations
 
 import difflib
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +17,8 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from claimcheck.cards import (
-    ARXIV_ID_PATTERN,
     CLAIM_ID_PATTERN,
+    SHA256_PATTERN,
     SLUG_PATTERN,
     Card,
     Claim,
@@ -26,9 +27,16 @@ from claimcheck.cards import (
     Expect,
     PaperCard,
     Resources,
+    SourcePin,
 )
 from claimcheck.citations import Citation, CitationProblem, scan_citations
 from claimcheck.errors import CardError
+from claimcheck.identifiers import (
+    ARXIV_ID_PATTERN,
+    DOI_PATTERN,
+    OPENREVIEW_PATTERN,
+    PAPER_KEY_PATTERN,
+)
 from claimcheck.yamlsource import Positions, YamlProblem, load_yaml
 
 MAX_CARD_BYTES = 1_000_000
@@ -37,12 +45,17 @@ _PATTERN_MEANING = {
     SLUG_PATTERN: "lower-case letters and digits joined by hyphens, e.g. capsule-network",
     ARXIV_ID_PATTERN: 'an arXiv id such as "2101.12491" or "cs/0112017"',
     CLAIM_ID_PATTERN: "lower-case letters and digits joined by '-' or '_', e.g. mnist-params",
+    DOI_PATTERN: "a DOI such as 10.1038/s41598-021-93977-0",
+    OPENREVIEW_PATTERN: "an OpenReview id such as HJWLfGWRb",
+    PAPER_KEY_PATTERN: 'an arXiv id ("2101.12491") or "doi:…", "openreview:…", "url:<slug>"',
+    SHA256_PATTERN: "64 lower-case hex digits (the file's sha256)",
 }
 _FIELDS_BY_CONTEXT: dict[str, set[str]] = {
     "claims": set(Claim.model_fields),
     "expect": set(Expect.model_fields),
     "code": set(CodeLink.model_fields),
     "resources": set(Resources.model_fields),
+    "source": set(SourcePin.model_fields),
 }
 
 
@@ -153,6 +166,10 @@ def _validation_error(
     elif kind == "extra_forbidden":
         line, col = positions.key(path)
         message = f"unknown key '{path[-1]}'" + _did_you_mean(path)
+    elif (first.get("ctx") or {}).get("at"):
+        at = str((first.get("ctx") or {})["at"])
+        line, col = positions.key((*path, at))
+        message = _reword([first])
     elif kind == "union_tag_invalid":
         line, col = positions.value(("kind",))
         message = f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
@@ -227,4 +244,17 @@ def _reword(details: list[ErrorDetails]) -> str:
     if any(d["type"].endswith("_type") for d in details):
         shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
         message += f" (got {type(value).__name__} {shown})"
-    return message
+    return message + choice_hint(details)
+
+
+def choice_hint(details: list[ErrorDetails]) -> str:
+    """`` (did you mean 'draft'?)`` for a near miss of an enum or literal value, else ``""``."""
+    for detail in details:
+        if detail["type"] not in ("enum", "literal_error") or not isinstance(
+                detail.get("input"), str):
+            continue
+        options = re.findall(r"'([^']*)'", str((detail.get("ctx") or {}).get("expected", "")))
+        close = difflib.get_close_matches(str(detail.get("input")), options, n=1, cutoff=0.6)
+        if close:
+            return f" (did you mean '{close[0]}'?)"
+    return ""

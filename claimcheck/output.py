@@ -3,13 +3,16 @@
 One :class:`ClaimRow` per claim, whatever happened to it this run (ran, cached, stale, never run,
 unverified by design). Formats (:class:`OutputFormat`):
 
-* ``text``: a summary table (counts per verdict), then every contradicted or errored claim with
-  measured against expected and its card's ``path:line``;
-* ``json``: the list of rows, the contract documented in the README;
+* ``text``: a summary table (counts per verdict, and per basis: what each verdict is evidence
+  of), then every contradicted or errored claim with measured against expected and its card's
+  ``path:line``;
+* ``json``: the list of rows, the contract documented in the README (each with its ``basis``,
+  ``quote``, ``quote_state`` and ``secondary_source``);
 * ``junit``: one test case per claim (contradicted = failure, errored = error, other unverified
-  = skipped), for CI dashboards;
+  = skipped), for CI dashboards, with ``basis`` (and the quote's state) as properties;
 * ``github``: workflow commands, exactly ``::error file=PATH,line=N::message`` for contradicted
-  and errored claims and ``::warning file=PATH,line=N::message`` for other unverified ones.
+  and errored claims and ``::warning file=PATH,line=N::message`` for other unverified ones; the
+  message is ``ID: verdict: reason (basis: B)``.
 """
 
 from __future__ import annotations
@@ -58,6 +61,11 @@ class ClaimRow:
     details: str = ""
     error: str | None = None
     ran: bool = False
+    basis: str | None = None
+    quote: str | None = None
+    quote_state: str | None = None
+    quote_message: str = ""
+    secondary_source: str | None = None
 
     @property
     def errored(self) -> bool:
@@ -115,23 +123,31 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
     from rich.table import Table
 
     counts = Counter(row.verdict for row in rows)
+    bases = basis_columns(rows)
     summary = Table(title="claimcheck verdicts", title_justify="left")
     summary.add_column("verdict")
     summary.add_column("claims", justify="right")
     summary.add_column("of which stale", justify="right")
+    for basis in bases:
+        summary.add_column(basis, justify="right")
     for verdict in Verdict:
         stale = sum(row.stale for row in rows if row.verdict == verdict.value)
+        per_basis = [
+            str(sum(row.verdict == verdict.value and _basis(row) == b for row in rows) or "")
+            for b in bases
+        ]
         summary.add_row(
             f"[{_STYLES[verdict.value]}]{verdict.value}[/]", str(counts[verdict.value]),
-            str(stale) if stale else "",
+            str(stale) if stale else "", *per_basis,
         )
     errored = sum(row.errored for row in rows)
-    summary.add_row("errored (unverified)", str(errored), "", style="dim")
+    summary.add_row("errored (unverified)", str(errored), "", *([""] * len(bases)), style="dim")
     console.print(summary)
     problems = [row for row in rows if row.verdict == "contradicted" or row.errored]
     if problems:
         table = Table(title="contradicted and errored claims", title_justify="left")
         table.add_column("claim", no_wrap=True)
+        table.add_column("basis", no_wrap=True)
         table.add_column("verdict", no_wrap=True)
         table.add_column("measured", overflow="fold")
         table.add_column("expected", overflow="fold")
@@ -139,7 +155,7 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         for row in problems:
             label = "errored" if row.errored else row.verdict
             table.add_row(
-                row.claim, f"[red]{label}[/]", format_value(row.measured),
+                row.claim, _basis(row), f"[red]{label}[/]", format_value(row.measured),
                 expected_text(row.expected), row.where(),
             )
         console.print(table)
@@ -156,6 +172,29 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         for row in problems:
             if row.error:
                 console.print(f"\n[bold]{row.claim}[/] ({row.where()})\n{row.error}", markup=True)
+
+
+UNSTATED = "unstated"
+"""The basis shown for a claim that states none and whose check does not imply one."""
+
+
+def _basis(row: ClaimRow) -> str:
+    return row.basis or UNSTATED
+
+
+def basis_columns(rows: list[ClaimRow]) -> list[str]:
+    """The bases present in ``rows``, in the legend's order (unstated last)."""
+    from claimcheck.basis import BASIS_ORDER
+
+    present = {_basis(row) for row in rows}
+    return [b.value for b in BASIS_ORDER if b.value in present] + (
+        [UNSTATED] if UNSTATED in present else [])
+
+
+def basis_counts(rows: list[ClaimRow], verdict: str) -> str:
+    """``16 paper-vs-code, 18 implementation`` for the rows with ``verdict``."""
+    counts = Counter(_basis(row) for row in rows if row.verdict == verdict)
+    return ", ".join(f"{counts[b]} {b}" for b in basis_columns(rows) if counts[b])
 
 
 def _escape_data(text: str) -> str:
@@ -190,6 +229,8 @@ def github_lines(rows: list[ClaimRow]) -> list[str]:
         label = "errored" if row.errored else row.verdict
         stale = " (stale)" if row.stale else ""
         message = f"{row.claim}: {label}{stale}: {row.reason or row.statement}"
+        if row.basis:
+            message += f" (basis: {row.basis})"
         lines.append(github_command(command, row.card, row.line, message))
     return lines
 
@@ -203,6 +244,11 @@ def junit_xml(rows: list[ClaimRow]) -> str:
             suite, "testcase", classname=row.claim.rsplit("/", 1)[0], name=row.claim,
             file=row.card, line=str(row.line), time=f"{row.duration_s or 0:.3f}",
         )
+        properties = ElementTree.SubElement(case, "properties")
+        for name, value in (("basis", _basis(row)), ("quote_state", row.quote_state),
+                            ("secondary_source", row.secondary_source)):
+            if value:
+                ElementTree.SubElement(properties, "property", name=name, value=value)
         text = f"measured {format_value(row.measured)}, expected {expected_text(row.expected)}"
         if row.errored:
             tallies["errors"] += 1
@@ -228,15 +274,16 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
 
     console = _console(out)
     table = Table(title="stored verdicts", title_justify="left")
-    for column in ("claim", "verdict", "measured", "expected", "card"):
-        table.add_column(column, no_wrap=column in ("claim", "card"))
+    for column in ("claim", "basis", "verdict", "measured", "expected", "card"):
+        table.add_column(column, no_wrap=column in ("claim", "basis", "card"))
     table.add_column("reason", overflow="fold")
     for row in rows:
         verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
         if row.stale:
             verdict += " [yellow](stale)[/]"
         table.add_row(
-            row.claim, verdict, format_value(row.measured) if row.measured is not None else "-",
+            row.claim, _basis(row), verdict,
+            format_value(row.measured) if row.measured is not None else "-",
             expected_text(row.expected), row.where(), row.reason,
         )
     console.print(table)
@@ -244,3 +291,6 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     stale = sum(row.stale for row in rows)
     summary = ", ".join(f"{counts[v.value]} {v.value}" for v in Verdict)
     console.print(f"{len(rows)} claim(s): {summary}; {stale} stale")
+    verified = basis_counts(rows, Verdict.VERIFIED.value)
+    if verified:
+        console.print(f"verified by basis: {verified}")

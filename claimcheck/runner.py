@@ -20,15 +20,16 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
-from claimcheck.cards import Tier
+from claimcheck.cards import PaperCard, Tier
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.errors import CheckReferenceError
 from claimcheck.executor import Executor, LocalExecutor, Outcome, Task, TaskEvent
 from claimcheck.fingerprint import claim_fingerprint
 from claimcheck.output import ClaimRow
 from claimcheck.provenance import environment_info, git_state, now_iso
+from claimcheck.sources.checker import QuoteChecker, is_textual
 from claimcheck.status import StoredStatus, collect_status
 from claimcheck.store import Result, ResultStore, result_stem
 from claimcheck.verdict import Verdict, judge, unverified
@@ -128,24 +129,53 @@ def resolve_device(requested: str) -> tuple[str, str]:
     return requested, "" if available else "device unavailable: torch sees no CUDA device"
 
 
-def stored_row(status: StoredStatus, wiki: Wiki) -> ClaimRow:
-    """The row of a claim from the store, or its by-design / never-run reason."""
+class _QuoteFields(NamedTuple):
+    """The row fields that say what a verdict is evidence of (in ClaimRow's order)."""
+
+    basis: str | None
+    quote: str | None
+    quote_state: str | None
+    quote_message: str
+    secondary_source: str | None
+
+
+def stored_row(
+    status: StoredStatus, wiki: Wiki, quotes: QuoteChecker | None = None
+) -> ClaimRow:
+    """The row of a claim from the store, or its by-design / never-run reason.
+
+    A ``textual`` claim's verdict is derived from its quote (:mod:`claimcheck.sources.checker`),
+    never read from the store; every row carries the claim's basis and its quote's state.
+    """
     ref, result = status.ref, status.result
     claim = ref.claim
     card = wiki.config.relative(ref.card.path)
     expected = claim.expect.as_mapping() if claim.expect else None
+    basis = ref.basis.value if ref.basis is not None else None
+    quotes = quotes or QuoteChecker(wiki.config)
+    paper = ref.card.card if isinstance(ref.card.card, PaperCard) else None
+    check = quotes.claim_quote(paper, claim) if paper is not None else None
+    extra = _QuoteFields(basis, claim.quote, check.state.value if check else None,
+                         check.message if check else "", claim.secondary_source)
+    if paper is not None and is_textual(claim):
+        textual = quotes.textual_verdict(paper, claim)
+        return ClaimRow(
+            ref.global_id, card, ref.line, claim.statement, textual.verdict, textual.reason,
+            None, None, None, False, None, None, None, None, textual.check.message, None, False,
+            *extra,
+        )
     if claim.check is None or result is None:
         reason = claim.unverified or "never run: run `claimcheck verify`"
         return ClaimRow(
             ref.global_id, card, ref.line, claim.statement, Verdict.UNVERIFIED.value, reason,
             None, expected, None, False, None, claim.tier.value if claim.tier else None,
-            None, None,
+            None, None, "", None, False, *extra,
         )
     return ClaimRow(
         ref.global_id, card, ref.line, claim.statement, Verdict(result.verdict).value,
         result.reason, result.measured, expected, result.fidelity, status.stale,
         result.duration_s, result.tier, result.budget, result.device, result.details or "",
-        result.error,
+        result.error, False, *extra,
     )
 
 
@@ -230,7 +260,8 @@ def verify(
     hear = listener or SilentListener()
     store = ResultStore(wiki.config.results)
     statuses, planned = _plan(wiki, store, options)
-    rows = {s.ref.global_id: stored_row(s, wiki) for s in statuses}
+    quotes = QuoteChecker(wiki.config)
+    rows = {s.ref.global_id: stored_row(s, wiki, quotes) for s in statuses}
     report = RunReport(list(rows.values()))
     if not planned:
         hear.planned(0, None)

@@ -1,4 +1,23 @@
-"""The JSON Schema of a card's front matter, for editors and for validation tests."""
+"""The JSON Schema of a card's front matter, for editors, agreeing with lint.
+
+Pydantic gives the shape of the models (:mod:`claimcheck.cards`); lint knows more than the
+shape, so the exported schema adds what an editor can check without running anything:
+
+* ``check``: a built-in kind or a ``module.path:function`` reference, and for each built-in kind
+  the ``args`` model of :mod:`claimcheck.checks.args`, with the project's registered model
+  names, presets, config fields and trainer keys as enums (when a project is given);
+* ``cite``: the locator grammar (:mod:`claimcheck.locators`) as a pattern;
+* the cross-field rules of a claim (check or ``unverified:`` or a textual quote; ``expect``
+  with a check), of ``expect`` (exactly one comparator) and of a paper card (exactly one
+  identifier);
+* ``updated_at``: a ``YYYY-MM-DD`` string. An editor's YAML server (YAML 1.2) reads
+  ``2026-11-29`` as a string, while PyYAML (YAML 1.1) reads it as a ``date``; the schema accepts
+  both by not naming a JSON type for the date and refusing every other type instead.
+
+What the schema cannot see (whether a reference's file exists and is marked, a locator range
+written backwards, whether a quote occurs in the paper) is left to lint. The schema is tested
+against lint on a table of authoring mistakes (``tests/authoring``).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +26,41 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from claimcheck.basis import ALLOWED, BASIS_ORDER
 from claimcheck.cards import Card
+from claimcheck.checks.args import ARGS_MODELS, REFERENCE_PATTERN
+from claimcheck.checks.catalog import ModelCatalog, TrainerFacts, model_catalog, trainer_facts
+from claimcheck.config import ProjectConfig
 
 SCHEMA_ID = "https://claimcheck.invalid/schema/card.json"
+BUILTIN_KINDS = ("params", "shapes", "ratio", "timing", "train")
+_NUMBER = r"\d+"
+_LABEL = rf"({_NUMBER}(\.{_NUMBER})*|{_NUMBER}-{_NUMBER})"
+LOCATOR_PATTERN = (
+    rf"^(§{_LABEL}|(tab|fig|eq|alg)\. {_LABEL}|app\. [A-Z](\.{_NUMBER})*"
+    rf"|p\. ({_NUMBER}|{_NUMBER}-{_NUMBER}))$"
+)
+"""The locator grammar of :mod:`claimcheck.locators` as one regular expression."""
+DATE_SCHEMA: dict[str, Any] = {
+    "description": "YYYY-MM-DD (a string to an editor, a date to PyYAML: both are accepted)",
+    "not": {"type": ["integer", "number", "boolean", "array", "object", "null"]},
+    "pattern": r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+    "format": "date",
+}
+_COMPARATORS = ("equals", "approx", "at_most", "at_least", "between", "holds")
 
 
-def card_json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) that every card's front matter satisfies."""
+def card_json_schema(config: ProjectConfig | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of card front matter; ``config`` adds registry names."""
     schema = TypeAdapter(Card).json_schema(mode="validation")
+    defs = schema["$defs"]
+    catalog = model_catalog(config) if config is not None else ModelCatalog()
+    trainer = trainer_facts(config) if config is not None else TrainerFacts()
+    for name in ("ConceptCard", "PaperCard"):
+        defs[name]["properties"]["updated_at"] = dict(DATE_SCHEMA)
+    _paper_rules(defs["PaperCard"])
+    _expect_rules(defs["Expect"])
+    _claim_rules(defs, catalog, trainer)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -23,6 +69,117 @@ def card_json_schema() -> dict[str, Any]:
     }
 
 
-def card_json_schema_text() -> str:
+def _required(*keys: str) -> dict[str, Any]:
+    return {"required": list(keys)}
+
+
+def _paper_rules(paper: dict[str, Any]) -> None:
+    identities = ("arxiv", "doi", "openreview", "url")
+    paper["oneOf"] = [_required(key) for key in identities]
+    paper["allOf"] = [{
+        "if": _required("arxiv", "source"),
+        "then": {"properties": {"source": _required("version")}},
+    }]
+
+
+def _expect_rules(expect: dict[str, Any]) -> None:
+    tolerances = {"anyOf": [_required("rel_tol"), _required("abs_tol")]}
+    expect["oneOf"] = [_required(key) for key in _COMPARATORS]
+    expect["allOf"] = [
+        {"if": _required("approx"),
+         "then": {"oneOf": [_required("rel_tol"), _required("abs_tol")]},
+         "else": {"not": tolerances}},
+    ]
+
+
+def _claim_rules(defs: dict[str, Any], catalog: ModelCatalog, trainer: TrainerFacts) -> None:
+    claim = defs["Claim"]
+    properties = claim["properties"]
+    locator = {"type": "string", "pattern": LOCATOR_PATTERN}
+    properties["cite"] = {"anyOf": [locator, {"type": "array", "items": locator,
+                                              "minItems": 1}]}
+    properties["check"] = {"anyOf": [
+        {"enum": list(BUILTIN_KINDS)}, {"type": "string", "pattern": REFERENCE_PATTERN},
+        {"type": "null"},
+    ]}
+    textual = {"properties": {"basis": {"const": "textual"}}, "required": ["basis"]}
+    claim["anyOf"] = [_required("check"), _required("unverified"), textual]
+    rules: list[dict[str, Any]] = [
+        {"not": _required("check", "unverified")},
+        {"if": _required("check"), "then": _required("expect"),
+         "else": {"not": {"anyOf": [_required("expect"),
+                                    {"properties": {"args": {"minProperties": 1}},
+                                     "required": ["args"]}]}}},
+        {"if": textual, "then": {"not": _required("check")}},
+        {"if": {**textual, "not": _required("unverified")}, "then": _required("quote")},
+    ]
+    for kind in BUILTIN_KINDS:
+        name = f"{kind.capitalize()}Args"
+        defs[name] = _args_schema(kind, defs, catalog, trainer)
+        allowed = [b.value for b in BASIS_ORDER if b in ALLOWED[kind]]
+        rules.append({
+            "if": {"properties": {"check": {"const": kind}}, "required": ["check"]},
+            "then": {"properties": {"args": {"$ref": f"#/$defs/{name}"},
+                                    "basis": {"enum": allowed}}},
+        })
+    custom = [b.value for b in BASIS_ORDER if b in ALLOWED["custom"]]
+    rules.append({
+        "if": {"properties": {"check": {"type": "string", "pattern": ":"}},
+               "required": ["check"]},
+        "then": {"properties": {"basis": {"enum": custom}}},
+    })
+    claim["allOf"] = rules
+
+
+def _args_schema(
+    kind: str, defs: dict[str, Any], catalog: ModelCatalog, trainer: TrainerFacts
+) -> dict[str, Any]:
+    schema = ARGS_MODELS[kind].model_json_schema(ref_template="#/$defs/{model}")
+    for name, definition in schema.pop("$defs", {}).items():
+        defs.setdefault(name, definition)
+    if kind in ("params", "shapes"):
+        schema["oneOf"] = [
+            {**_required("model", "preset"), "not": _required("factory")},
+            {**_required("factory"),
+             "not": {"anyOf": [_required("model"), _required("preset")]}},
+        ]
+        _registry(schema, catalog, "kwargs")
+    elif kind == "train":
+        _registry(schema, catalog, "overrides")
+        if trainer.spec_keys:
+            allowed = sorted({*trainer.spec_keys, "trainer"})
+            schema["propertyNames"] = {"enum": allowed}
+            budget = {"type": "object", "propertyNames": {"enum": allowed}}
+            schema["properties"]["budgets"] = {
+                "type": "object", "propertyNames": {"enum": ["smoke", "short", "full"]},
+                "additionalProperties": budget,
+            }
+        if trainer.metrics:
+            schema["properties"]["metric"] = {"enum": list(trainer.metrics)}
+    elif kind == "ratio":
+        measure = defs["Measure"]
+        measure["allOf"] = [
+            {"if": {"properties": {"kind": {"const": nested}}},
+             "then": {"properties": {"args": {"$ref": f"#/$defs/{nested.capitalize()}Args"}}}}
+            for nested in BUILTIN_KINDS
+        ]
+    return schema
+
+
+def _registry(schema: dict[str, Any], catalog: ModelCatalog, overrides: str) -> None:
+    if not catalog.known:
+        return
+    schema["properties"]["model"] = {"enum": sorted(catalog.presets)}
+    rules = []
+    for name, presets in sorted(catalog.presets.items()):
+        then: dict[str, Any] = {"preset": {"enum": list(presets)}}
+        if name in catalog.fields:
+            then[overrides] = {"propertyNames": {"enum": list(catalog.fields[name])}}
+        rules.append({"if": {"properties": {"model": {"const": name}}, "required": ["model"]},
+                      "then": {"properties": then}})
+    schema["allOf"] = rules
+
+
+def card_json_schema_text(config: ProjectConfig | None = None) -> str:
     """The schema as pretty JSON text."""
-    return json.dumps(card_json_schema(), indent=2, sort_keys=True) + "\n"
+    return json.dumps(card_json_schema(config), indent=2, sort_keys=True) + "\n"

@@ -20,6 +20,7 @@ Reading imports neither torch nor any check module.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -69,10 +70,27 @@ def result_stem(global_id: str) -> str:
     """File stem of a claim: ``2101.12491/mnist-params`` -> ``2101.12491__mnist-params``.
 
     Old-style arXiv ids keep their slash as ``_`` (``cs/0112017/x`` -> ``cs_0112017__x``).
+    Other paper keys (``doi:10.1038/X``, ``openreview:ID``, ``url:slug``) become
+    ``<scheme>-<id>`` with every character outside ``A-Za-z0-9.-`` written ``_XX`` (its hex
+    code, ``_`` included), so that distinct keys give distinct names, none with a separator or
+    ``..``; a stem longer than 150 characters is cut and suffixed with a hash of the whole key.
     """
     paper, _, claim = global_id.rpartition("/")
-    stem = f"{paper.replace('/', '_')}__{claim}"
-    if not paper or not claim or ".." in global_id or not all(
+    scheme, colon, identifier = paper.partition(":")
+    if colon and scheme in ("doi", "openreview", "url") and identifier:
+        encoded = "".join(
+            ch if (ch.isascii() and ch.isalnum()) or ch in ".-" else
+            "".join(f"_{byte:02x}" for byte in ch.encode("utf-8"))
+            for ch in identifier
+        ).replace("..", "._2e")
+        paper_stem = f"{scheme}-{encoded}"
+        if len(paper_stem) > 150:
+            digest = hashlib.sha256(paper.encode("utf-8")).hexdigest()[:16]
+            paper_stem = f"{paper_stem[:120]}-{digest}"
+    else:
+        paper_stem = paper.replace("/", "_")
+    stem = f"{paper_stem}__{claim}"
+    if not paper or not claim or ".." in stem or not all(
         ch.isalnum() or ch in "._-" for ch in stem
     ):
         raise ValueError(f"not a global claim id: {global_id!r}")

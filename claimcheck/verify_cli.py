@@ -225,6 +225,7 @@ def run_verify(ns: argparse.Namespace) -> int:
 
 def run_status(ns: argparse.Namespace) -> int:
     """``claimcheck status``: print stored verdicts with stale markers; runs nothing."""
+    from claimcheck.sources.checker import QuoteChecker
     from claimcheck.status import collect_status
     from claimcheck.store import ResultStore
 
@@ -232,8 +233,9 @@ def run_status(ns: argparse.Namespace) -> int:
     if wiki is None:
         return ExitCode.USAGE
     store = ResultStore(wiki.config.results)
+    quotes = QuoteChecker(wiki.config)
     rows = [
-        stored_row(status, wiki) for status in collect_status(wiki, store)
+        stored_row(status, wiki, quotes) for status in collect_status(wiki, store)
         if matches(status.ref, ns.only)
     ]
     style = OutputFormat(ns.format)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from claimcheck.cards import Claim, PaperCard
+from claimcheck.basis import claim_basis
+from claimcheck.cards import Basis, Claim, PaperCard
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CardError
@@ -20,13 +21,26 @@ from claimcheck.wikifiles import leaves_project, unsafe_entries, unsafe_reason
 
 @dataclass(frozen=True)
 class ClaimRef:
-    """One claim with the paper card that registers it."""
+    """One claim with the paper card that registers it.
+
+    ``paper`` is the paper's key (:mod:`claimcheck.identifiers`): the bare id for arXiv papers.
+    """
 
     global_id: str
-    arxiv: str
+    paper: str
     claim: Claim
     card: LoadedCard
     line: int
+
+    @property
+    def arxiv(self) -> str:
+        """The paper's key under its historical name (the arXiv id for arXiv papers)."""
+        return self.paper
+
+    @property
+    def basis(self) -> Basis | None:
+        """What the claim's verdict is evidence of (stated or inferred)."""
+        return claim_basis(self.claim)
 
     @cached_property
     def locators(self) -> list[Locator]:
@@ -49,22 +63,22 @@ class Wiki:
     load_errors: list[CardError] = field(default_factory=list)
     pages: list[PlainPage] = field(default_factory=list)
     _claims: list[ClaimRef] | None = field(default=None, repr=False)
-    _by_arxiv: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
+    _by_paper: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
     _coverage: dict[tuple[str, tuple[Locator, ...]], list[ClaimRef]] = field(
         default_factory=dict, repr=False
     )
 
     def papers(self) -> dict[str, LoadedCard]:
-        """Paper cards by arXiv id (the first card wins if two describe one paper)."""
+        """Paper cards by paper key (the first card wins if two describe one paper)."""
         found: dict[str, LoadedCard] = {}
         for loaded in self.cards:
             if isinstance(loaded.card, PaperCard):
-                found.setdefault(loaded.card.arxiv, loaded)
+                found.setdefault(loaded.card.paper_key, loaded)
         return found
 
-    def paper(self, arxiv: str) -> LoadedCard | None:
-        """The paper card of ``arxiv``, if the wiki has one."""
-        return self.papers().get(arxiv)
+    def paper(self, key: str) -> LoadedCard | None:
+        """The paper card with this key (an arXiv id, ``doi:…``, ...), if the wiki has one."""
+        return self.papers().get(key)
 
     def claims(self) -> list[ClaimRef]:
         """Every claim of every paper card, in file order (computed once per wiki)."""
@@ -77,19 +91,19 @@ class Wiki:
                 continue
             for index, claim in enumerate(card.claims):
                 refs.append(
-                    ClaimRef(card.global_id(claim), card.arxiv, claim, loaded,
+                    ClaimRef(card.global_id(claim), card.paper_key, claim, loaded,
                              loaded.claim_line(index))
                 )
         self._claims = refs
         return refs
 
-    def claims_of(self, arxiv: str) -> list[ClaimRef]:
-        """The claims registered for one paper."""
-        if self._by_arxiv is None:
-            self._by_arxiv = {}
+    def claims_of(self, key: str) -> list[ClaimRef]:
+        """The claims registered for one paper (by its key)."""
+        if self._by_paper is None:
+            self._by_paper = {}
             for ref in self.claims():
-                self._by_arxiv.setdefault(ref.arxiv, []).append(ref)
-        return self._by_arxiv.get(arxiv, [])
+                self._by_paper.setdefault(ref.paper, []).append(ref)
+        return self._by_paper.get(key, [])
 
     def claim(self, global_id: str) -> ClaimRef | None:
         """The claim with this global id."""
@@ -100,14 +114,12 @@ class Wiki:
 
         Cards repeat citations, so the answer is remembered per (paper, locators).
         """
-        if citation.scheme != "arxiv":
-            return []
-        key = (citation.id, citation.locators)
+        key = (citation.paper_key, citation.locators)
         found = self._coverage.get(key)
         if found is None:
             found = [
                 ref
-                for ref in self.claims_of(citation.id)
+                for ref in self.claims_of(citation.paper_key)
                 if any(cited.covers(own) for cited in citation.locators for own in ref.locators)
             ]
             self._coverage[key] = found

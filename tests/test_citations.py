@@ -88,7 +88,8 @@ ARXIV_ID_HINT = "write a new-style id like `2101.12491` or an old-style one like
          "a DOI starts with '10.', e.g. `10.1038/s41598-021-93977-0`"),
         ("[arxiv 2101.12491 tab. 2]", 7, "expected ':' after 'arxiv'", None),
         ("[ arxiv:2101.12491 tab. 2]", 2, "unexpected space after '['", None),
-        ("[isbn:123 p. 7]", 2, "unknown scheme 'isbn'", "use `arxiv` or `doi`"),
+        ("[isbn:123 p. 7]", 2, "unknown scheme 'isbn'",
+         "use one of `arxiv`, `doi`, `openreview`, `url`"),
         ("arxiv:2101.12491 tab. 2", 1, "a citation is enclosed in '[' and ']'", None),
     ],
 )  # fmt: skip

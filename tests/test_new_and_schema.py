@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.config import load_config
 from claimcheck.schema import card_json_schema
 from claimcheck.wiki import card_files, is_card
 from claimcheck.yamlsource import load_yaml
@@ -82,11 +83,12 @@ def _front_matter(path: Path) -> Any:
 
 def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema"]) == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(card_json_schema()))
+    expected = card_json_schema(load_config(None))
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(expected))
 
 
 def test_every_wiki_card_validates_against_the_schema() -> None:
-    validator = jsonschema.Draft202012Validator(card_json_schema())
+    validator = jsonschema.Draft202012Validator(card_json_schema(load_config(ROOT)))
     cards = [p for p in card_files(ROOT / "wiki") if is_card(p)]
     assert cards, "the wiki has no cards"
     for path in cards:

@@ -20,6 +20,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
+from claimcheck.identifiers import paper_label, paper_link
 from claimcheck.site.assets import ASSETS_DIR
 from claimcheck.site.graph import Citer, dot_available, overview_dot, paper_dot, render_svgs
 from claimcheck.site.nav import INDEX_NAMES, Listing, crowded_folders, index_src
@@ -29,6 +30,7 @@ from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.sources import PageSource
 from claimcheck.site.svgclean import MAX_SVG_BYTES, clean_svg
 from claimcheck.site.views import ClaimView
+from claimcheck.store import result_stem
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 
@@ -89,7 +91,7 @@ class GeneratedPages:
             self._add("legend", self.legend, "Verdict legend")
         self._add("graph", self.options.graph_page, "Claim graph")
         for arxiv in self._papers():
-            self._add("graph", self._graph_src(arxiv), f"Claim graph of arxiv:{arxiv}",
+            self._add("graph", self._graph_src(arxiv), f"Claim graph of {paper_label(arxiv)}",
                       InclusionLevel.NOT_IN_NAV)
         self._add_listings(sources)
         self._add_curves()
@@ -135,7 +137,7 @@ class GeneratedPages:
         return list(dict.fromkeys(view.arxiv for view in self.index.claims()))
 
     def _graph_src(self, arxiv: str) -> str:
-        return f"{self.graph_dir}/{arxiv.replace('/', '_')}.md"
+        return f"{self.graph_dir}/{result_stem(arxiv + '/x')[:-3]}.md"
 
     def _citers(self, sources: dict[str, PageSource]) -> dict[str, list[Citer]]:
         """Pages citing each claim, and (keyed by arXiv id) pages citing each paper."""
@@ -189,7 +191,7 @@ class GeneratedPages:
 
     def _claim_url(self, arxiv: str, anchor: str, here: str) -> str:
         paper = self.index.paper_src(arxiv)
-        return f"{self._url(paper, here)}#{anchor}" if paper else f"https://arxiv.org/abs/{arxiv}"
+        return f"{self._url(paper, here)}#{anchor}" if paper else paper_link(arxiv)
 
     def fill(self, content: str, page: Page) -> str:
         """Put a generated page's content in place of its token."""

@@ -20,6 +20,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from claimcheck.identifiers import paper_label
 from claimcheck.site.svgclean import clean_svg
 from claimcheck.site.views import SYMBOLS, ClaimView, Tally
 
@@ -90,7 +91,7 @@ def paper_dot(
 ) -> str:
     """The graph of one paper: paper → its claims → the pages citing each claim."""
     lines = _header(arxiv)
-    lines.append(_node("paper", [title, f"arxiv:{arxiv}"], paper_url, title,
+    lines.append(_node("paper", [title, paper_label(arxiv)], paper_url, title,
                        style="filled,bold", fillcolor="#e8eaed"))
     shown: dict[str, str] = {}
     hidden = 0
@@ -129,7 +130,7 @@ def overview_dot(
         summary = " ".join(f"{SYMBOLS[name]}{count}" for name, count in counts.as_pairs())
         stale = f" ⟳{counts.stale}" if counts.stale else ""
         outline = {"color": FILL["contradicted"], "penwidth": "2"} if counts.contradicted else {}
-        lines.append(_node(f"a{number}", [title, f"arxiv:{arxiv}", summary + stale],
+        lines.append(_node(f"a{number}", [title, paper_label(arxiv), summary + stale],
                            graph_url(arxiv), f"{title}: the claim graph of this paper",
                            **outline))
         if draw_pages:

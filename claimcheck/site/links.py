@@ -15,6 +15,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from claimcheck.citations import Citation
+from claimcheck.identifiers import paper_link
 from claimcheck.site.citeview import ClaimLinks
 from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.views import ClaimView
@@ -41,7 +42,7 @@ def explanation_anchors(index: SiteIndex, slugify: Callable[[str, str], str]) ->
                 continue
             for ref in index.wiki.covering_claims(citation):
                 anchors.setdefault(ref.global_id, citation_anchor(citation))
-        for ref in index.wiki.claims_of(getattr(card.card, "arxiv", "")):
+        for ref in index.wiki.claims_of(getattr(card.card, "paper_key", "")):
             anchors.setdefault(ref.global_id, slugify(title, "-"))
     return anchors
 
@@ -87,16 +88,14 @@ class Linker:
         """The claim's row and its explanation, from ``page``."""
         paper = self.paper_url(claim.arxiv, page)
         if paper is None:
-            return ClaimLinks(f"https://arxiv.org/abs/{claim.arxiv}")
+            return ClaimLinks(paper_link(claim.arxiv))
         explanation = self.explanations.get(claim.global_id)
         return ClaimLinks(f"{paper}#{claim.anchor}",
                           f"{paper}#{explanation}" if explanation else None)
 
     def citation_href(self, citation: Citation, covered: Sequence[ClaimView], page: Page) -> str:
         """Where a citation's text links: the first claim it covers, else the paper."""
-        if citation.scheme != "arxiv":
-            return f"https://doi.org/{citation.id}"
-        paper = self.paper_url(citation.id, page)
+        paper = self.paper_url(citation.paper_key, page)
         if paper is None:
-            return f"https://arxiv.org/abs/{citation.id}"
+            return paper_link(citation.paper_key)
         return f"{paper}#{covered[0].anchor}" if covered else paper

@@ -70,7 +70,7 @@ class PageWork:
             return html
         if isinstance(card.card, PaperCard):
             table = self.renderer.claims_table(
-                self.index.claims_of(card.card.arxiv),
+                self.index.claims_of(card.card.paper_key),
                 lambda link: self._source_href(link, page),
                 lambda view: self._curve_href(view, page),
             )

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from claimcheck.identifiers import paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
 
@@ -34,6 +35,11 @@ class PaperRow:
     title: str
     href: str | None
     counts: Tally
+
+    @property
+    def label(self) -> str:
+        """The paper's key in citation form (``arxiv:2101.12491``, ``doi:10.1038/...``)."""
+        return paper_label(self.arxiv)
 
 
 def stylesheet() -> str:
@@ -199,6 +205,7 @@ class Renderer:
             {
                 "title": row.title,
                 "arxiv": row.arxiv,
+                "label": row.label,
                 "table": Markup(
                     self.claims_table(
                         [claim for claim in claims if claim.arxiv == row.arxiv],

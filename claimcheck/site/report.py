@@ -17,6 +17,7 @@ from pathlib import Path
 from claimcheck.config import ProjectConfig, load_config
 from claimcheck.errors import ClaimcheckError, UsageError
 from claimcheck.exitcodes import ExitCode
+from claimcheck.identifiers import paper_label
 from claimcheck.site.render import Renderer, SourceHref, papers_summary, tiers_summary
 from claimcheck.site.siteindex import build_index
 from claimcheck.site.views import ClaimView, SourceLink, tally
@@ -101,7 +102,7 @@ def markdown_report(
     for paper in papers_summary(claims, {}):
         lines += [
             "",
-            f"## {escape_markdown(paper.title)} (arxiv:{paper.arxiv})",
+            f"## {escape_markdown(paper.title)} ({escape_markdown(paper_label(paper.arxiv))})",
             "",
             "| claim | locator | statement | check | expected | measured | verdict | run |",
             "|---|---|---|---|---|---|---|---|",

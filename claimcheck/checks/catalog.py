@@ -1,0 +1,210 @@
+"""What a card may name in ``args``, read from the project's source with :mod:`ast` (no imports).
+
+Lint validates registry names, presets and config fields before anything runs, without importing
+torch or the project's content code. The facts come from the configured ``model_factory`` module
+(``[tool.claimcheck] model_factory``) and the modules it names:
+
+* every module-level tuple or list of dotted strings in the factory's module that names a project
+  module (``FAMILY_MODULES = ("models.dynamic_routing", ...)``), and every project module it
+  imports, is scanned as well;
+* a class or function decorated ``@register_model("name", PRESETS)`` (or
+  ``@registry.register_model(...)``) registers ``name``; ``PRESETS`` is a dict literal, inline or
+  bound at module level, whose string keys are the presets;
+* a preset written ``lambda: SomeConfig(...)`` names its config dataclass; the class's annotated
+  fields are the keys that ``kwargs``/``overrides`` may set.
+
+The configured trainer's module may declare ``SPEC_KEYS`` (a set, list or tuple of strings) and
+``METRICS``; a ``train`` claim's args are then held to them.
+
+Whatever cannot be read this way (a registry built in a loop, presets from a function call) is
+left unknown, and lint then does not judge those names: a false "unknown model" would be worse
+than a late one from ``verify``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from claimcheck.config import ProjectConfig
+from claimcheck.references import find_module_file
+
+__all__ = ["ModelCatalog", "TrainerFacts", "model_catalog", "trainer_facts"]
+
+MAX_SOURCE_BYTES = 2_000_000
+REGISTER_NAME = "register_model"
+
+
+@dataclass(frozen=True)
+class ModelCatalog:
+    """Registered models with their presets and config fields (``fields`` may lack a model)."""
+
+    presets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def known(self) -> bool:
+        """Whether any registration was found (else names are not judged)."""
+        return bool(self.presets)
+
+
+@dataclass(frozen=True)
+class TrainerFacts:
+    """The trainer's declared spec keys and metrics (empty: not declared, not judged)."""
+
+    spec_keys: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+
+
+def _parse(file: Path) -> ast.Module | None:
+    try:
+        data = file.read_bytes()[: MAX_SOURCE_BYTES + 1]
+        if len(data) > MAX_SOURCE_BYTES:
+            return None
+        return ast.parse(data, filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _strings(node: ast.expr | None) -> tuple[str, ...] | None:
+    """The items of a literal tuple, list or set of strings (``None`` otherwise)."""
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return None
+    items = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    if len(items) != len(node.elts) or not all(isinstance(i, str) for i in items):
+        return None
+    return tuple(str(i) for i in items)
+
+
+def _assignments(tree: ast.Module) -> dict[str, ast.expr]:
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                found[target.id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            found[node.target.id] = node.value
+    return found
+
+
+def _imported_modules(tree: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _called_name(node: ast.expr) -> str | None:
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _config_fields(tree: ast.Module, class_name: str) -> tuple[str, ...] | None:
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            names = [
+                item.target.id for item in node.body
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                and "ClassVar" not in ast.unparse(item.annotation)
+            ]
+            return tuple(names)
+    return None
+
+
+def _registrations(tree: ast.Module, catalog: ModelCatalog) -> None:
+    values = _assignments(tree)
+    for node in tree.body:
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if _called_name(decorator) != REGISTER_NAME or not isinstance(decorator, ast.Call):
+                continue
+            args = list(decorator.args)
+            args += [k.value for k in decorator.keywords if k.arg in ("name", "presets")]
+            if len(args) < 2 or not isinstance(args[0], ast.Constant):
+                continue
+            name = args[0].value
+            table = values.get(args[1].id) if isinstance(args[1], ast.Name) else args[1]
+            if not isinstance(name, str) or not isinstance(table, ast.Dict):
+                continue
+            keys = [k.value for k in table.keys if isinstance(k, ast.Constant)]
+            if len(keys) != len(table.keys) or not all(isinstance(k, str) for k in keys):
+                continue
+            catalog.presets[name] = tuple(str(k) for k in keys)
+            classes = {
+                str(_called_name(v.body)) for v in table.values
+                if isinstance(v, ast.Lambda) and _called_name(v.body)
+            }
+            fields = [_config_fields(tree, c) for c in sorted(classes)]
+            if len(classes) == 1 and fields[0] is not None:
+                catalog.fields[name] = fields[0]
+
+
+def model_catalog(config: ProjectConfig) -> ModelCatalog:
+    """The models, presets and config fields of ``config``'s model registry (cached)."""
+    return _catalog(config.model_factory, config.import_roots, config.root, _stamp(config))
+
+
+def _stamp(config: ProjectConfig) -> tuple[tuple[str, float], ...]:
+    """Modification times of the project's Python files under the roots' top packages."""
+    module = config.model_factory.partition(":")[0].split(".")[0]
+    stamps = []
+    for root in config.import_roots:
+        folder = root / module
+        if folder.is_dir():
+            for file in sorted(folder.rglob("*.py")):
+                try:
+                    stamps.append((str(file), file.stat().st_mtime))
+                except OSError:
+                    continue
+    return tuple(stamps)
+
+
+@lru_cache(maxsize=8)
+def _catalog(
+    factory: str, roots: tuple[Path, ...], boundary: Path, stamp: tuple[tuple[str, float], ...]
+) -> ModelCatalog:
+    del stamp  # part of the cache key only
+    catalog = ModelCatalog()
+    start = find_module_file(factory.partition(":")[0], roots, boundary)
+    if start is None:
+        return catalog
+    queue, seen = [start], {start}
+    first = True
+    while queue:
+        tree = _parse(queue.pop(0))
+        if tree is None:
+            continue
+        _registrations(tree, catalog)
+        if not first:
+            continue
+        first = False
+        named = [m for value in _assignments(tree).values() for m in (_strings(value) or ())]
+        for module in [*named, *_imported_modules(tree)]:
+            file = find_module_file(module, roots, boundary)
+            if file is not None and file not in seen:
+                seen.add(file)
+                queue.append(file)
+    return catalog
+
+
+def trainer_facts(config: ProjectConfig, trainer: str | None = None) -> TrainerFacts:
+    """``SPEC_KEYS`` and ``METRICS`` declared by the trainer's module, if it declares them."""
+    module = (trainer or config.trainer).partition(":")[0]
+    file = find_module_file(module, config.import_roots, config.root)
+    tree = _parse(file) if file is not None else None
+    if tree is None:
+        return TrainerFacts()
+    values = _assignments(tree)
+    return TrainerFacts(_strings(values.get("SPEC_KEYS")) or (),
+                        _strings(values.get("METRICS")) or ())

@@ -1,0 +1,175 @@
+"""The claim of a paper card: what it states, what it is evidence of, and how it is checked.
+
+:class:`Claim` holds a statement at a locator of its paper, its :class:`Basis`, an optional short
+``quote`` of the paper, and either a check with its :class:`Expect`, an ``unverified:`` reason, or
+(for a ``textual`` claim) nothing but the quote. Strict like every card model: unknown keys are
+errors and types are not coerced.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "CLAIM_ID_PATTERN", "MAX_QUOTE_LENGTH", "Basis", "Claim", "Expect", "Number", "Resources",
+    "Tier",
+]
+
+CLAIM_ID_PATTERN = r"^[a-z0-9]+([-_][a-z0-9]+)*$"
+MAX_QUOTE_LENGTH = 300
+Number = StrictInt | StrictFloat
+
+
+class Tier(str, Enum):
+    """Cost class of a check: what CI can afford to run."""
+
+    STATIC = "static"
+    UNIT = "unit"
+    BENCH = "bench"
+    TRAIN = "train"
+
+
+class Basis(str, Enum):
+    """What a claim's verdict is evidence of (one sentence each in :mod:`claimcheck.basis`)."""
+
+    PAPER_VS_CODE = "paper-vs-code"
+    IMPLEMENTATION = "implementation"
+    REPRODUCTION = "reproduction"
+    TEXTUAL = "textual"
+    WIKI = "wiki"
+
+
+class Strict(BaseModel):
+    """Forbid unknown keys, coerce nothing, freeze."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Expect(Strict):
+    """The claim's expectation: exactly one comparator.
+
+    ``equals``, ``approx`` (with exactly one of ``rel_tol``/``abs_tol``), ``at_most``,
+    ``at_least``, ``between: [lo, hi]`` or ``holds: true`` (for property checks).
+    """
+
+    equals: StrictInt | StrictFloat | StrictStr | StrictBool | list[Any] | None = None
+    approx: Number | None = None
+    rel_tol: Annotated[Number, Field(gt=0)] | None = None
+    abs_tol: Annotated[Number, Field(gt=0)] | None = None
+    at_most: Number | None = None
+    at_least: Number | None = None
+    between: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = None
+    holds: Literal[True] | None = None
+
+    @model_validator(mode="after")
+    def _one_comparator(self) -> Expect:
+        chosen = self.model_fields_set & {
+            "equals", "approx", "at_most", "at_least", "between", "holds"
+        }
+        if len(chosen) != 1:
+            raise PydanticCustomError(
+                "expect_comparator",
+                "expect needs exactly one of equals, approx, at_most, at_least, between, "
+                "holds (got {got})",
+                {"got": ", ".join(sorted(chosen)) or "none"},
+            )
+        tolerances = self.model_fields_set & {"rel_tol", "abs_tol"}
+        if "approx" in chosen and len(tolerances) != 1:
+            raise PydanticCustomError(
+                "expect_tolerance", "approx needs exactly one of rel_tol or abs_tol", {}
+            )
+        if "approx" not in chosen and tolerances:
+            raise PydanticCustomError(
+                "expect_tolerance", "rel_tol/abs_tol only go with approx", {}
+            )
+        if self.between is not None and self.between[0] > self.between[1]:
+            raise PydanticCustomError(
+                "expect_between", "between needs [low, high] with low <= high", {}
+            )
+        return self
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The expectation as the author wrote it."""
+        return self.model_dump(include=self.model_fields_set, mode="json")
+
+
+class Resources(Strict):
+    """Resources one check needs when it runs on a cluster (overrides the tier's defaults)."""
+
+    cpus: Annotated[Number, Field(gt=0)] | None = None
+    gpus: Annotated[Number, Field(ge=0)] | None = None
+    memory_gb: Annotated[Number, Field(gt=0)] | None = None
+
+
+class Claim(Strict):
+    """One checkable statement of a paper, at a locator of that paper.
+
+    ``basis`` says what the verdict is evidence of (inferred from the check kind where that is
+    unambiguous, :func:`claimcheck.basis.claim_basis`). ``quote`` is a short verbatim passage of
+    the paper inside the claim's locator; a ``textual`` claim has no check and is decided by its
+    quote alone. ``secondary_source`` names the source that the locator or figure rests on when
+    it is not the paper itself.
+    """
+
+    id: Annotated[StrictStr, Field(pattern=CLAIM_ID_PATTERN)]
+    cite: StrictStr | Annotated[list[StrictStr], Field(min_length=1)]
+    statement: Annotated[StrictStr, Field(min_length=1)]
+    basis: Annotated[Basis, Field(strict=False)] | None = None
+    quote: Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUOTE_LENGTH)] | None = None
+    secondary_source: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
+    check: StrictStr | None = None
+    args: dict[StrictStr, Any] = Field(default_factory=dict)
+    expect: Expect | None = None
+    unverified: Annotated[StrictStr, Field(min_length=1)] | None = None
+    accept_proxy: StrictBool = False
+    tier: Annotated[Tier, Field(strict=False)] | None = None
+    resources: Resources | None = None
+
+    @model_validator(mode="after")
+    def _check_or_reason(self) -> Claim:
+        textual = self.basis is Basis.TEXTUAL
+        if textual and self.check is not None:
+            raise PydanticCustomError(
+                "claim_textual",
+                "a textual claim is decided by its quote, so it takes no check (a check "
+                "measures code: choose another basis)", {},
+            )
+        if self.check is None and self.unverified is None and not textual:
+            raise PydanticCustomError(
+                "claim_check",
+                "a claim needs either check (with expect), unverified: reason, or basis: "
+                "textual with a quote", {},
+            )
+        if textual and self.unverified is None and self.quote is None:
+            raise PydanticCustomError(
+                "claim_quote", "a textual claim needs the quote that decides it", {}
+            )
+        if self.check is not None and self.unverified is not None:
+            raise PydanticCustomError(
+                "claim_check", "a claim has check or unverified, not both", {}
+            )
+        if self.check is not None and self.expect is None:
+            raise PydanticCustomError("claim_expect", "a claim with a check needs expect", {})
+        if self.check is None and (self.expect is not None or self.args):
+            raise PydanticCustomError(
+                "claim_expect", "a claim without a check takes no expect or args", {}
+            )
+        return self
+
+    @property
+    def locators(self) -> list[str]:
+        """The claim's locator strings, always as a list."""
+        return [self.cite] if isinstance(self.cite, str) else list(self.cite)

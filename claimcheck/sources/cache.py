@@ -1,0 +1,189 @@
+"""The source cache: papers' downloaded sources, kept outside git and addressed by content.
+
+Where: ``$CLAIMCHECK_SOURCES`` if set, else ``[tool.claimcheck] sources`` (relative to the
+project root), else ``$XDG_CACHE_HOME/claimcheck/sources`` (``~/.cache/claimcheck/sources``).
+The default lies outside the repository on purpose: a paper's full text is not ours to
+commit, unless its licence allows it, and the wiki holds short quotes only.
+
+Layout::
+
+    README.md, CACHEDIR.TAG      what this folder is; backup tools skip it
+    blobs/<sha256>               each downloaded file, named by its own hash
+    papers/<key stem>.json       {"key", "versions": {"3": {"sha256", "kind", "url",
+                                  "fetched"}}, "latest": "3"}: what was fetched for a paper
+
+A card that pins its source finds the file by the pin's sha256 alone; an unpinned card uses the
+latest version fetched. Every write is atomic (a temp file, then a rename); a blob whose bytes no
+longer match its name, or a corrupt ``papers/`` entry, reads as missing. Deleting the folder is
+always safe: ``claimcheck papers fetch`` brings it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from claimcheck.cards import PaperCard, SourceKind
+from claimcheck.config import ProjectConfig
+from claimcheck.provenance import now_iso
+from claimcheck.sources.latex import SourceFormatError, read_source
+from claimcheck.sources.quotes import SourceIndex
+
+__all__ = ["CachedSource", "SourceCache", "cache_folder"]
+
+ENVIRONMENT = "CLAIMCHECK_SOURCES"
+README = """# claimcheck source cache
+
+Papers' sources downloaded by `claimcheck papers fetch`, used by `claimcheck lint` to check
+claims' quotes and locators. Files are named by their sha256. Safe to delete; never commit it:
+a paper's full text is not the wiki's to publish unless its licence says so.
+"""
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by claimcheck.\n"
+)
+
+
+def cache_folder(config: ProjectConfig | None) -> Path:
+    """The cache folder for ``config`` (see the module docstring)."""
+    if os.environ.get(ENVIRONMENT):
+        return Path(os.environ[ENVIRONMENT]).expanduser()
+    configured = config.raw.get("sources") if config is not None else None
+    if isinstance(configured, str) and config is not None:
+        return (config.root / configured).resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "claimcheck" / "sources"
+
+
+def sha256_of(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def paper_stem(key: str) -> str:
+    """A file name for a paper key (``doi:10.1/x`` -> ``doi-10.1_2fx``)."""
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch in ".-") else f"_{ord(ch):02x}"
+                   for ch in key.replace(":", "-", 1))
+
+
+@dataclass(frozen=True)
+class CachedSource:
+    """A source found in the cache: its hash, kind, version and (for LaTeX) its index."""
+
+    sha256: str
+    kind: SourceKind
+    version: int | None
+    index: SourceIndex | None
+    problem: str = ""
+
+
+class SourceCache:
+    """Read and write the cache at ``folder``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def for_config(cls, config: ProjectConfig | None) -> SourceCache:
+        """The cache that ``config`` points at."""
+        return cls(cache_folder(config))
+
+    def _prepare(self) -> None:
+        (self.folder / "blobs").mkdir(parents=True, exist_ok=True)
+        (self.folder / "papers").mkdir(parents=True, exist_ok=True)
+        for name, text in (("README.md", README), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+            if not (self.folder / name).exists():
+                _atomic_write(self.folder / name, text.encode("utf-8"))
+
+    def blob(self, sha256: str) -> bytes | None:
+        """The bytes stored under ``sha256``, or ``None`` (missing or corrupt)."""
+        try:
+            data = (self.folder / "blobs" / sha256).read_bytes()
+        except OSError:
+            return None
+        return data if sha256_of(data) == sha256 else None
+
+    def record(self, key: str) -> dict[str, Any]:
+        """What was fetched for a paper (empty when nothing or corrupt)."""
+        try:
+            data = json.loads((self.folder / "papers" / f"{paper_stem(key)}.json").read_text(
+                encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) and data.get("key") == key else {}
+
+    def store(self, key: str, version: int | None, kind: SourceKind, url: str,
+              data: bytes) -> str:
+        """Store a downloaded file for a paper; return its sha256."""
+        self._prepare()
+        digest = sha256_of(data)
+        target = self.folder / "blobs" / digest
+        if self.blob(digest) is None:
+            _atomic_write(target, data)
+        record = self.record(key) or {"key": key, "versions": {}}
+        label = str(version) if version is not None else "unversioned"
+        record["versions"][label] = {"sha256": digest, "kind": kind.value, "url": url,
+                                     "fetched": now_iso()}
+        if version is not None or "latest" not in record:
+            record["latest"] = label
+        _atomic_write(self.folder / "papers" / f"{paper_stem(key)}.json",
+                      json.dumps(record, indent=2, sort_keys=True).encode("utf-8"))
+        return digest
+
+    def lookup(self, card: PaperCard) -> CachedSource | None:
+        """The source to check ``card`` against: its pin, else the latest fetched version."""
+        if card.source is not None:
+            digest, kind, version = card.source.sha256, card.source.kind, card.source.version
+        else:
+            record = self.record(card.paper_key)
+            entry = record.get("versions", {}).get(record.get("latest", ""), {})
+            if not isinstance(entry, dict) or "sha256" not in entry:
+                return None
+            digest = str(entry["sha256"])
+            kind = SourceKind(entry.get("kind", "latex"))
+            latest = record.get("latest")
+            version = int(latest) if isinstance(latest, str) and latest.isdigit() else None
+        data = self.blob(digest)
+        if data is None:
+            return None
+        index, problem = _index(digest, data)
+        return CachedSource(digest, kind, version, index, problem)
+
+
+_INDEXES: dict[str, tuple[SourceIndex | None, str]] = {}
+
+
+def _index(digest: str, data: bytes) -> tuple[SourceIndex | None, str]:
+    """The locator index of a source, built once per process and hash."""
+    if digest not in _INDEXES:
+        if len(_INDEXES) >= 32:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        try:
+            project = read_source(data)
+            if project.is_pdf:
+                _INDEXES[digest] = (None, "the cached source is a PDF, which has no locator "
+                                          "index")
+            else:
+                _INDEXES[digest] = (SourceIndex.from_project(project), "")
+        except SourceFormatError as error:
+            _INDEXES[digest] = (None, f"the cached source cannot be read: {error}")
+    return _INDEXES[digest]
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,202 @@
+"""Canonical text: LaTeX and copied PDF text reduced to one comparable form, with offsets.
+
+A quote is matched against the paper's source after both are canonicalised the same way:
+
+* markup goes: braces, ``$``, ``\\(…\\)``, ``\\[…\\]``, ``&``, ``~``, ``\\\\``, spacing commands
+  (``\\,``, ``\\;``, ``\\quad``), ``^`` and ``_``; a command's own name goes and its argument
+  stays (``\\textbf{x}`` reads ``x``); ``\\label``, ``\\cite`` and their like go with their
+  arguments; ``\\multicolumn{2}{c}{x}`` reads ``x``; a ``tabular``'s column spec goes;
+* ``\\ref{x}``, ``\\eqref{x}``, ``\\autoref{x}`` and ``\\cref{x}`` read as the number LaTeX
+  prints (``2``, ``(5)``, ``Table 2``);
+* ``\\%``, ``\\&``, ``\\$``, ``\\#``, ``\\_`` are their characters; Greek letters and common
+  symbols (``\\lambda``, ``\\times``, ``\\leq``, ``\\sqrt``) their Unicode characters; accents
+  (``\\'e``) compose;
+* then, on both sides: Unicode NFKC (ligatures, superscripts), case folding, all white space
+  dropped (so a quote may cross a line break, and math spacing never matters), quote marks
+  dropped (````…''``, “…”), runs of dashes read as one ``-``, and a comma between a digit and
+  exactly three digits dropped (``161{,}824``, ``161,824`` and ``161\\,824`` all read
+  ``161824``).
+
+:func:`canonical` returns the text and, for each of its characters, the offset in the input that
+produced it, so a match maps back to a place in the document.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from claimcheck.sources.lexing import read_command, read_group, skip_optional
+
+__all__ = ["CanonicalText", "canonical"]
+
+SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "θ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "times": "×",
+    "cdot": "·", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠",
+    "approx": "≈", "sim": "∼", "pm": "±", "infty": "∞", "sum": "∑", "prod": "∏", "in": "∈",
+    "rightarrow": "→", "to": "→", "leftarrow": "←", "Rightarrow": "⇒", "ldots": "…",
+    "dots": "…", "cdots": "⋯", "sqrt": "√", "partial": "∂", "nabla": "∇", "propto": "∝",
+    "circ": "∘", "odot": "⊙", "otimes": "⊗", "oplus": "⊕", "|": "‖", "Vert": "‖",
+    "lVert": "‖", "rVert": "‖", "ell": "ℓ", "forall": "∀", "exists": "∃", "log": "log",
+    "exp": "exp", "max": "max", "min": "min", "arg": "arg", "softmax": "softmax",
+    "%": "%", "&": "&", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}", "S": "§",
+    "textbackslash": "\\", "textasciitilde": "~", "textdegree": "°", "euro": "€",
+}
+# Commands dropped together with this many brace arguments (optional [...] ones skipped too).
+DROPPED = {
+    "label": 1, "cite": 1, "citep": 1, "citet": 1, "citealp": 1, "citeauthor": 1,
+    "citeyear": 1, "nocite": 1, "includegraphics": 1, "vspace": 1, "vspace*": 1, "hspace": 1,
+    "hspace*": 1, "bibliographystyle": 1, "bibliography": 1, "usepackage": 1, "begin": 1,
+    "end": 1, "cline": 1, "cmidrule": 1, "color": 1, "textcolor": 1, "colorbox": 1,
+    "href": 1, "pagestyle": 1, "thispagestyle": 1, "setcounter": 2, "setlength": 2,
+    "addtolength": 2, "multicolumn": 2, "multirow": 2, "resizebox": 2, "scalebox": 1,
+    "rule": 2, "raisebox": 1, "tag": 1, "tag*": 1, "numberwithin": 2, "captionsetup": 1,
+    "newcommand": 2, "renewcommand": 2, "addcontentsline": 3, "hypersetup": 1, "input": 1,
+    "definecolor": 3, "label*": 1, "footnotemark": 0, "pageref": 1,
+}
+_TABULARS = {"tabular": 1, "tabular*": 2, "tabularx": 2, "array": 1, "longtable": 1,
+             "tabulary": 2, "supertabular": 1, "alignat": 1, "alignat*": 1}
+_REFS = {"ref", "eqref", "autoref", "cref", "Cref", "autoref*", "ref*", "cref*", "Cref*"}
+_REF_NAMES = {"section": "Section", "table": "Table", "figure": "Figure",
+              "algorithm": "Algorithm", "equation": "Equation"}
+_ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303",
+            "=": "\u0304", ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306",
+            "H": "\u030b", "r": "\u030a", "k": "\u0328"}
+_DROPPED_CHARS = set("{}$&~^_\"'`“”„‘’«»") | {"\u00ad"}
+_DASHES = set("-‐‑‒–—―−")
+
+
+@dataclass(frozen=True)
+class CanonicalText:
+    """Canonical characters and, for each, the input offset it came from."""
+
+    text: str
+    offsets: tuple[int, ...]
+
+    def find_all(self, needle: str) -> list[tuple[int, int]]:
+        """Input spans ``(start, end)`` of every occurrence of canonical ``needle``."""
+        spans: list[tuple[int, int]] = []
+        if not needle:
+            return spans
+        index = self.text.find(needle)
+        while index != -1:
+            spans.append((self.offsets[index], self.offsets[index + len(needle) - 1] + 1))
+            index = self.text.find(needle, index + 1)
+        return spans
+
+
+def canonical(
+    text: str, labels: Mapping[str, tuple[str, str]] | None = None, start: int = 0,
+    end: int | None = None,
+) -> CanonicalText:
+    """Canonicalise ``text[start:end]`` (see the module docstring)."""
+    pieces = _Reader(text, labels or {}).read(start, len(text) if end is None else end)
+    return _finish(pieces)
+
+
+class _Reader:
+    def __init__(self, text: str, labels: Mapping[str, tuple[str, str]]) -> None:
+        self.text = text
+        self.labels = labels
+
+    def read(self, start: int, end: int) -> list[tuple[str, int]]:
+        text = self.text
+        out: list[tuple[str, int]] = []
+        index = start
+        while index < end:
+            char = text[index]
+            if char == "\\":
+                index = self.command(index, end, out)
+            else:
+                out.append((char, index))
+                index += 1
+        return out
+
+    def command(self, index: int, end: int, out: list[tuple[str, int]]) -> int:
+        text = self.text
+        name, after = read_command(text, index)
+        if name in SYMBOLS:
+            out.extend((ch, index) for ch in SYMBOLS[name])
+            return after
+        if name in _ACCENTS and after < end:
+            group = read_group(text, after) if text[after] in " {" else None
+            letter_at = group[0] if group else after
+            if letter_at < end and text[letter_at].isalpha():
+                out.append((text[letter_at] + _ACCENTS[name], letter_at))
+                return group[2] if group else letter_at + 1
+            return after
+        if name in _REFS:
+            group = read_group(text, after)
+            if group is None:
+                return after
+            shown = self.reference(name, text[group[0] : group[1]])
+            out.extend((ch, index) for ch in shown)
+            return group[2]
+        if name in DROPPED:
+            return self.drop(name, after)
+        return after
+
+    def drop(self, name: str, after: int) -> int:
+        text = self.text
+        position = skip_optional(text, after)
+        for _ in range(DROPPED[name]):
+            group = read_group(text, position)
+            if group is None:
+                break
+            if name == "begin":
+                environment = text[group[0] : group[1]].strip()
+                position = skip_optional(text, group[2])
+                for _ in range(_TABULARS.get(environment, 0)):
+                    column = read_group(text, position)
+                    position = column[2] if column else position
+                return position
+            position = skip_optional(text, group[2])
+        return position
+
+    def reference(self, name: str, keys: str) -> str:
+        shown = []
+        for key in keys.split(","):
+            kind, number = self.labels.get(key.strip(), ("", "??"))
+            if name.startswith("eqref"):
+                shown.append(f"({number})")
+            elif name.rstrip("*") in ("autoref", "cref", "Cref"):
+                word = _REF_NAMES.get(kind, "")
+                shown.append(f"{word} {number}".strip())
+            else:
+                shown.append(number)
+        return ", ".join(shown)
+
+
+def _finish(pieces: list[tuple[str, int]]) -> CanonicalText:
+    chars: list[str] = []
+    offsets: list[int] = []
+    for piece, offset in pieces:
+        for char in unicodedata.normalize("NFKC", piece).casefold():
+            if char.isspace() or char in _DROPPED_CHARS:
+                continue
+            if char in _DASHES:
+                if chars and chars[-1] == "-":
+                    continue
+                char = "-"
+            chars.append(char)
+            offsets.append(offset)
+    # A thousands separator between digits: 161,824 -> 161824 (both sides alike).
+    keep = [True] * len(chars)
+    for index, char in enumerate(chars):
+        if char != "," or index == 0 or not chars[index - 1].isdigit():
+            continue
+        following = chars[index + 1 : index + 5]
+        if len(following) >= 3 and all(c.isdigit() for c in following[:3]) and (
+            len(following) == 3 or not following[3].isdigit()
+        ):
+            keep[index] = False
+    return CanonicalText(
+        "".join(c for c, k in zip(chars, keep, strict=True) if k),
+        tuple(o for o, k in zip(offsets, keep, strict=True) if k),
+    )

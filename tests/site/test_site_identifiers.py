@@ -1,0 +1,100 @@
+"""Papers beyond arXiv: a DOI card and an OpenReview card lint clean and render on the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from site_html import build_site, copy_fixture
+
+from claimcheck.cli import main
+
+DOI_CARD = """---
+kind: paper
+slug: journal-capsules
+doi: 10.1038/s41598-021-93977-0
+title: "A journal paper on capsules"
+authors: [A. Author]
+year: 2021
+updated_at: 2026-11-29
+claims:
+  - id: error-rate
+    cite: tab. 2
+    basis: textual
+    statement: The paper reports a 0.26% test error.
+    quote: "0.26"
+  - id: layers
+    cite: §3
+    basis: reproduction
+    statement: A deeper network does better.
+    unverified: no training run yet
+---
+A paper known by its DOI.
+"""
+
+OPENREVIEW_CARD = """---
+kind: paper
+slug: em-routing
+openreview: HJWLfGWRb
+title: "Matrix capsules with EM routing"
+authors: [Geoffrey E. Hinton, Sara Sabour, Nicholas Frosst]
+year: 2018
+venue: ICLR 2018
+updated_at: 2026-11-29
+claims:
+  - id: em-iterations
+    cite: §3
+    basis: textual
+    statement: EM routing runs three iterations.
+    quote: "three iterations of routing"
+---
+A paper known by its OpenReview id.
+"""
+
+CONCEPT = """---
+kind: concept
+slug: beyond-arxiv
+title: Beyond arXiv
+papers: ["doi:10.1038/s41598-021-93977-0", "openreview:HJWLfGWRb"]
+updated_at: 2026-11-29
+---
+A journal figure [doi:10.1038/s41598-021-93977-0 tab. 2] and a conference one
+[openreview:HJWLfGWRb §3 "three iterations of routing"].
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_fixture("minisite", tmp_path_factory.mktemp("identifiers"))
+    (root / "wiki" / "papers" / "journal.md").write_text(DOI_CARD, encoding="utf-8")
+    (root / "wiki" / "papers" / "em.md").write_text(OPENREVIEW_CARD, encoding="utf-8")
+    (root / "wiki" / "concepts" / "beyond.md").write_text(CONCEPT, encoding="utf-8")
+    return root
+
+
+def test_the_cards_lint_clean(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("CLAIMCHECK_SOURCES", str(project / "no-cache"))
+    assert main(["lint", "wiki"]) == 0
+    ours = ("wiki/papers/journal.md", "wiki/papers/em.md", "wiki/concepts/beyond.md")
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(ours)]
+    assert all(": info: quotes not checked" in line for line in lines), lines
+
+
+def test_the_cards_render_with_their_claims(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMCHECK_SOURCES", str(project / "no-cache"))
+    site = build_site(project)
+    journal = (site / "papers" / "journal.html").read_text(encoding="utf-8")
+    assert '<tr id="claim-error-rate"' in journal and '<tr id="claim-layers"' in journal
+    em = (site / "papers" / "em.html").read_text(encoding="utf-8")
+    assert '<tr id="claim-em-iterations"' in em
+    concept = (site / "concepts" / "beyond.html").read_text(encoding="utf-8")
+    assert 'href="../papers/journal.html#claim-error-rate"' in concept
+    assert 'href="../papers/em.html#claim-em-iterations"' in concept
+    assert "doi:10.1038/s41598-021-93977-0/error-rate" in concept
+    dashboard = (site / "claims-dashboard.html").read_text(encoding="utf-8")
+    assert "doi:10.1038/s41598-021-93977-0" in dashboard and "openreview:HJWLfGWRb" in dashboard
