@@ -67,8 +67,14 @@ def _new(ns: argparse.Namespace) -> int:
 
     config = load_config(Path(ns.wiki) if ns.wiki else None)
     authors = [a.strip() for a in ns.authors.split(",")] if ns.authors else None
-    path = new_card(config, ns.kind, ns.slug, ns.arxiv, ns.title, authors)
+    if ns.kind == "concept" and (ns.arxiv or ns.doi or ns.openreview or ns.url):
+        raise UsageError("identifiers (--arxiv, --doi, --openreview, --url) are for paper cards")
+    path, note = new_card(config, ns.kind, ns.slug, ns.arxiv, ns.title, authors,
+                          doi=ns.doi, openreview=ns.openreview, url=ns.url, year=ns.year,
+                          offline=ns.offline)
     print(config.relative(path))
+    if note:
+        print(note, file=sys.stderr)
     return ExitCode.OK
 
 
@@ -123,9 +129,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     new = commands.add_parser("new", help="write a new card that passes lint")
     new.add_argument("kind", choices=["concept", "paper"])
     new.add_argument("slug", nargs="?", help="the card's slug (papers: default from title)")
-    new.add_argument("--arxiv", help="arXiv id of the paper (paper cards)")
-    new.add_argument("--title")
+    identity = new.add_mutually_exclusive_group()
+    identity.add_argument("--arxiv", help="arXiv id of the paper (paper cards)")
+    identity.add_argument("--doi", help="DOI of the paper, e.g. 10.1038/s41598-021-93977-0")
+    identity.add_argument("--openreview", help="OpenReview id of the paper, e.g. HJWLfGWRb")
+    identity.add_argument("--url", help="address of a paper that has none of those ids")
+    new.add_argument("--title", help="the paper's title (default: from its metadata)")
     new.add_argument("--authors", help="comma-separated author names")
+    new.add_argument("--year", type=int, help="publication year (default: from its metadata)")
+    new.add_argument("--offline", action="store_true",
+                     help="do not ask the network for metadata; write placeholders")
     new.add_argument("--wiki", help="project folder (default: the current one)")
     new.set_defaults(handler=_new)
 

@@ -20,6 +20,7 @@ a citation of a paper that has no paper card                 warning
 a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
 ``papers:`` not matching the ids cited in the body           warning
+a ``TODO`` placeholder left by ``claimcheck new``             warning
 an unknown ``related:`` slug                                 info
 ==========================================================  =======
 
@@ -50,6 +51,9 @@ from claimcheck.references import is_reference, resolve_reference
 from claimcheck.sources.checker import QuoteChecker
 from claimcheck.wiki import Wiki
 
+PLACEHOLDER = "TODO"
+"""What ``claimcheck new`` writes where metadata is unknown (kept in step with scaffold.py)."""
+
 __all__ = ["Finding", "Level", "lint_wiki"]
 
 _REFERENCE_VALUE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -74,6 +78,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         if isinstance(loaded.card, ConceptCard):
             findings.extend(_papers_field(loaded, loaded.card))
         findings.extend(_related(loaded, slugs))
+        findings.extend(_placeholders(loaded))
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
         if page.card_hint is not None:
@@ -225,6 +230,19 @@ def _papers_field(loaded: LoadedCard, card: ConceptCard) -> Iterator[Finding]:
 
 def _label(key: str) -> str:
     return parse_paper_key(key).label
+
+
+def _placeholders(loaded: LoadedCard) -> Iterator[Finding]:
+    """``TODO`` left by ``claimcheck new`` where the paper's metadata could not be read."""
+    card = loaded.card
+    fields: list[tuple[tuple[str | int, ...], str]] = [(("title",), card.title)]
+    if isinstance(card, PaperCard):
+        fields += [(("authors", index), name) for index, name in enumerate(card.authors)]
+    for path, value in fields:
+        if value.startswith(PLACEHOLDER):
+            line, col = loaded.position(*path)
+            yield Finding(Level.WARNING, loaded.display_path, line, col,
+                          f"placeholder left by `claimcheck new`: {value}", "placeholder")
 
 
 def _related(loaded: LoadedCard, slugs: set[str]) -> Iterator[Finding]:

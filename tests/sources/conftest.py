@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import tarfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -39,3 +43,33 @@ def fixture_eprint() -> bytes:
 def fixture_index() -> SourceIndex:
     """The locator index of the fixture paper."""
     return SourceIndex.from_project(fixture_project())
+
+
+@contextmanager
+def serve(routes: dict[str, bytes], requests: list[str]) -> Iterator[str]:
+    """A local HTTP server answering ``routes`` (path with query -> body), 404 otherwise; the
+    paths asked for are appended to ``requests``. Yields the base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = routes.get(self.path)
+            if body is None:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            """Quiet."""
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

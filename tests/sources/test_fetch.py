@@ -7,17 +7,14 @@ bytes, so a card pinned to version 2's hash but fetching version 1 sees a mismat
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
 from claimcheck.cli import main
 from claimcheck.sources.cache import SourceCache, sha256_of
-from tests.sources.conftest import fixture_eprint
+from tests.sources.conftest import fixture_eprint, serve
 
 ARXIV = "2101.00001"
 ATOM = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -30,23 +27,7 @@ ATOM = f"""<?xml version="1.0" encoding="UTF-8"?>
 PDF = b"%PDF-1.4\n% a tiny stand-in for an OpenReview PDF\n"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, bytes]] = {}
-    requests: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        self.requests.append(self.path)
-        body = self.routes.get(self.path)
-        if body is None:
-            self.send_error(404)
-            return
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        """Quiet."""
+REQUESTS: list[str] = []
 
 
 @pytest.fixture
@@ -57,18 +38,13 @@ def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str
         f"/e-print/{ARXIV}v1": b"\x1f\x8b not the same file",
         "/pdf?id=HJWLfGWRb": PDF,
     }
-    _Handler.routes, _Handler.requests = routes, []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    monkeypatch.setenv("CLAIMCHECK_ARXIV_URL", base)
-    monkeypatch.setenv("CLAIMCHECK_ARXIV_API", f"{base}/api/query")
-    monkeypatch.setenv("CLAIMCHECK_OPENREVIEW_URL", base)
-    monkeypatch.setenv("CLAIMCHECK_SOURCES", str(tmp_path / "source-cache"))
-    yield routes
-    httpd.shutdown()
-    httpd.server_close()
+    REQUESTS.clear()
+    with serve(routes, REQUESTS) as base:
+        monkeypatch.setenv("CLAIMCHECK_ARXIV_URL", base)
+        monkeypatch.setenv("CLAIMCHECK_ARXIV_API", f"{base}/api/query")
+        monkeypatch.setenv("CLAIMCHECK_OPENREVIEW_URL", base)
+        monkeypatch.setenv("CLAIMCHECK_SOURCES", str(tmp_path / "source-cache"))
+        yield routes
 
 
 PAPER = f"""---
@@ -184,8 +160,8 @@ def test_a_pinned_fetch_takes_the_pinned_version_not_the_latest(
         f'arxiv: "{ARXIV}"', f'arxiv: "{ARXIV}"\nsource: {{version: 2, sha256: "{digest}"}}')
     (project / "wiki" / "papers" / "tiny.md").write_text(text, encoding="utf-8")
     assert main(["papers", "fetch", "tiny-capsules"]) == 0
-    assert f"/e-print/{ARXIV}v2" in _Handler.requests
-    assert not any(path.startswith("/api/") for path in _Handler.requests)
+    assert f"/e-print/{ARXIV}v2" in REQUESTS
+    assert not any(path.startswith("/api/") for path in REQUESTS)
     assert main(["papers", "fetch"]) == 0
     assert "already cached" in capsys.readouterr().out
 
