@@ -14,7 +14,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.sources.cache import SourceCache, sha256_of
-from tests.sources.conftest import fixture_eprint, serve
+from tests.sources.paper_fixture import fixture_eprint, serve
 
 ARXIV = "2101.00001"
 ATOM = f"""<?xml version="1.0" encoding="UTF-8"?>

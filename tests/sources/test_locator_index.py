@@ -8,6 +8,13 @@ from claimcheck.locators import parse_locator
 from claimcheck.sources.latex import LatexProject
 from claimcheck.sources.quotes import QuoteState, SourceIndex, check_quote
 from claimcheck.sources.text import canonical
+from tests.sources.paper_fixture import fixture_index as build_fixture_index
+
+
+@pytest.fixture(scope="module")
+def fixture_index() -> SourceIndex:
+    """The locator index of the fixture paper (built once)."""
+    return build_fixture_index()
 
 # --- numbering: each locator the fixture paper has, and what it contains --------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.cli import main
-from tests.sources.conftest import serve
+from tests.sources.paper_fixture import serve
 from tests.sources.test_fetch import ATOM
 
 CROSSREF = {"message": {

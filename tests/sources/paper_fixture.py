@@ -1,4 +1,5 @@
-"""The fixture paper (``fixture_paper/``: a LaTeX project written for these tests) and helpers."""
+"""The fixture paper (``fixture_paper/``: a LaTeX project written for these tests), and a local
+HTTP server standing in for arXiv, Crossref and OpenReview."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-
-import pytest
 
 from claimcheck.sources.latex import LatexProject
 from claimcheck.sources.quotes import SourceIndex
@@ -39,7 +38,6 @@ def fixture_eprint() -> bytes:
     return buffer.getvalue()
 
 
-@pytest.fixture(scope="session")
 def fixture_index() -> SourceIndex:
     """The locator index of the fixture paper."""
     return SourceIndex.from_project(fixture_project())
