@@ -123,13 +123,13 @@ def unsafe_markup(html: str) -> list[str]:
 def clean_meta(value: Any) -> Any:
     """Front-matter values as the theme may show them: every string escaped, at any depth.
 
-    Mappings keep their keys (escaped) and lists their order; dates and numbers become text, as
-    a template would print them anyway.
+    Mappings keep their keys (escaped) and lists their order; booleans and numbers stay as they
+    are (``search: {boost: 2}``), dates and anything else become escaped text.
     """
     if isinstance(value, Mapping):
         return {clean_text(key): clean_meta(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [clean_meta(item) for item in value]
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, (bool, int, float)) or value is None:
         return value
     return clean_text(value)
