@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
-import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
-)
 
 
 @pytest.fixture
@@ -44,27 +35,10 @@ def stored_minisite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(project)
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """Keep the test output clean."""
-
-
-@contextlib.contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    """Serve ``folder`` over HTTP on a free port of 127.0.0.1; yield its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler,
-                                                                      directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture(scope="session")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """One headless Chromium for the whole session."""
+    from browsing import CHROMIUM
     from cdp import Browser
 
     if CHROMIUM is None:

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browsing import needs_chromium, serving
 from cdp import Browser
-from conftest import needs_chromium, serving
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from browsing import needs_chromium, serving
 from cdp import Browser
-from conftest import needs_chromium, serving
 from hostile_fixture import build_hostile_project
 from site_html import build_site
 

@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browsing import needs_chromium
 from cdp import Browser
-from conftest import needs_chromium
 from screens import check_screen
 
 pytestmark = [pytest.mark.browser, needs_chromium]
