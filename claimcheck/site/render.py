@@ -8,6 +8,7 @@ overridden one by one from a folder given as ``template_dir``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -15,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
+from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
 from claimcheck.identifiers import paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
@@ -70,6 +72,29 @@ def tiers_summary(claims: Iterable[ClaimView]) -> list[tuple[str, Tally]]:
     return [(name, tally(grouped[name])) for name in names]
 
 
+def breakable(text: str) -> Markup:
+    """``text`` escaped, with a line-break opportunity after each ``.``, ``:`` and ``/``.
+
+    Dotted check names and paths then wrap between their parts, never inside a word.
+    """
+    return Markup(re.sub(r"([./:])", r"\1<wbr>", str(escape(text))))
+
+
+def basis_meanings() -> list[tuple[str, str]]:
+    """Each basis and the sentence that says what a verdict on it is evidence of."""
+    return [(basis.value, BASIS_LEGEND[basis]) for basis in BASIS_ORDER]
+
+
+def bases_summary(claims: Iterable[ClaimView]) -> list[tuple[str, Tally]]:
+    """Counts per basis, in the legend's order, claims whose basis is not stated last."""
+    grouped: dict[str, list[ClaimView]] = {}
+    for claim in claims:
+        grouped.setdefault(claim.about.basis or "not stated", []).append(claim)
+    order = [basis.value for basis in BASIS_ORDER]
+    names = sorted(grouped, key=lambda name: order.index(name) if name in order else len(order))
+    return [(name, tally(grouped[name])) for name in names]
+
+
 class Renderer:
     """Renders the site's fragments from claim views."""
 
@@ -83,6 +108,7 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
         )
+        self.env.filters["breakable"] = breakable
         self._batch = self.env.from_string(
             '{%- from "citation.html" import citation -%}'
             "{%- for cite in cites %}{{ citation(cite) }}" + _SEPARATOR + "{% endfor -%}"
@@ -132,7 +158,7 @@ class Renderer:
 
     def legend(self) -> str:
         """What each verdict means and how fidelity and staleness affect it."""
-        return self._render("legend.html")
+        return self._render("legend.html", basis_meanings=basis_meanings())
 
     def dashboard(
         self,
@@ -150,6 +176,8 @@ class Renderer:
             totals=tally(claims),
             papers=papers_summary(claims, paper_hrefs),
             tiers=tiers_summary(claims),
+            bases=bases_summary(claims),
+            basis_meanings=basis_meanings(),
             contradicted=[claim for claim in claims if claim.verdict == "contradicted"],
             stale=[claim for claim in claims if claim.stale],
             claim_href=claim_href,

@@ -16,6 +16,7 @@ from claimcheck.config import ProjectConfig
 from claimcheck.loader import LoadedCard
 from claimcheck.plainpages import PlainPage
 from claimcheck.site.views import ClaimView, SourceLink, build_view
+from claimcheck.sources.checker import QuoteChecker
 from claimcheck.wiki import Wiki, load_wiki
 
 CURVE_ARTIFACT = "curve_svg"
@@ -92,9 +93,11 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     wiki = load_wiki(config, docs_dir)
     index = SiteIndex(wiki, docs_dir.absolute())
     sources: dict[str, SourceLink | None] = {}
+    quotes = QuoteChecker(config)
     if not results.is_dir():
         for ref in wiki.claims():
-            index.views[ref.global_id] = build_view(ref, None, False, config, None, sources)
+            index.views[ref.global_id] = build_view(ref, None, False, config, None, sources,
+                                                    quotes)
         return index
     from claimcheck.status import collect_status
     from claimcheck.store import ResultStore
@@ -107,6 +110,6 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             if curve is not None and not curve.is_file():
                 curve = None
         index.views[status.ref.global_id] = build_view(
-            status.ref, status.result, status.stale, config, curve, sources
+            status.ref, status.result, status.stale, config, curve, sources, quotes
         )
     return index

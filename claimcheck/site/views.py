@@ -12,13 +12,15 @@ from __future__ import annotations
 import datetime as dt
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
+from claimcheck.site.about import About, about, textual_verdict
 from claimcheck.site.paths import scrub_paths
+from claimcheck.sources.checker import QuoteChecker
 from claimcheck.store import Result
 from claimcheck.wiki import ClaimRef
 
@@ -67,6 +69,8 @@ class ClaimView:
     curve_svg: Path | None = None
     builtin: bool = False
     """Whether ``check`` names a built-in kind (shown by name, not by its source line)."""
+    about: About = field(default_factory=About)
+    """What the verdict is evidence of: basis, quote, secondary source."""
 
     @property
     def anchor(self) -> str:
@@ -233,8 +237,12 @@ def build_view(
     config: ProjectConfig,
     curve_svg: Path | None = None,
     sources: dict[str, SourceLink | None] | None = None,
+    quotes: QuoteChecker | None = None,
 ) -> ClaimView:
-    """The display record of one claim and its stored result (``None``: never run)."""
+    """The display record of one claim and its stored result (``None``: never run).
+
+    A textual claim's verdict comes from its quote, whatever the store holds.
+    """
     claim = ref.claim
     paper_title = getattr(ref.card.card, "title", ref.arxiv)
     common: dict[str, Any] = {
@@ -249,7 +257,14 @@ def build_view(
         "check_source": check_source(ref, config, sources),
         "builtin": claim.check is not None and ":" not in claim.check,
         "expected": format_expect(claim.expect.as_mapping() if claim.expect else None),
+        "about": about(ref, quotes),
     }
+    textual = textual_verdict(ref, quotes)
+    if textual is not None:
+        return ClaimView(
+            **common, measured="—", verdict=textual[0], reason=textual[1], stale=False,
+            errored=False, fidelity="—", tier="—", budget="—", run_date="—", details="",
+        )
     if claim.unverified is not None:
         return ClaimView(
             **common, measured="—", verdict="unverified", reason=claim.unverified,

@@ -100,11 +100,11 @@ def test_contradicted_card_links_to_the_explanation(browser: Browser, root: str)
     browser.hover(x, y)
     browser.wait_for(f"{VISIBLE}(document.getElementById('cc-card-0'))")
     browser.click("#cc-card-0 .cc-card__claim--contradicted .cc-card__links a:last-child")
-    assert browser.evaluate("location.hash") == "#cc-cite-42-64"
+    assert browser.evaluate("location.hash") == "#cc-cite-46-64"
     landed = browser.wait_for(
         "(c => c && c.getBoundingClientRect().top >= 0"
         " && c.getBoundingClientRect().top < innerHeight && c.closest('p').innerText)"
-        "(document.getElementById('cc-cite-42-64'))"
+        "(document.getElementById('cc-cite-46-64'))"
     )
     assert "fewer epochs" in landed
 

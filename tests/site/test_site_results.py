@@ -67,10 +67,10 @@ def test_contradicted_card_links_to_row_and_explanation(stored_site: Path) -> No
     card = html[html.index('<span class="cc-card" role="tooltip" id="cc-card-0">') :]
     card = card[: card.index('<span class="cc-card" role="tooltip" id="cc-card-1">')]
     assert '<a href="../papers/routing-paper.html#claim-accuracy">claim row</a>' in card
-    explanation = '<a href="../papers/routing-paper.html#cc-cite-42-64">explanation</a>'
+    explanation = '<a href="../papers/routing-paper.html#cc-cite-46-64">explanation</a>'
     assert explanation in card
     paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
-    assert 'id="cc-cite-42-64"' in paper
+    assert 'id="cc-cite-46-64"' in paper
 
 
 def test_concept_strip_counts_cited_claims(stored_site: Path) -> None:
@@ -99,3 +99,20 @@ def test_strict_verdicts_turns_stale_claims_into_warnings(stored_project: Path) 
     with pytest.raises(Abort):
         build_site(stored_project, strict_verdicts=True)
     build_site(stored_project, strict_verdicts=False)
+
+
+def test_every_view_of_a_verdict_names_its_basis(stored_site: Path) -> None:
+    paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
+    label = '<span class="cc-badge__label">verified</span>'
+    assert label + '<span class="cc-badge__basis">paper</span>' in paper
+    assert '<span class="cc-badge__basis">our code</span>' in paper  # accuracy: implementation
+    assert "† from a secondary source: seed card shared/seeds/000" in paper
+    assert "quote: <q>The model has 161K parameters.</q> (quote not checked" in paper
+    concept = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
+    assert 'basis <b class="cc-basis"' in concept and "basis not stated" in concept  # speed
+    dashboard = (stored_site / PAGES["dashboard"]).read_text(encoding="utf-8")
+    per_basis = dashboard[dashboard.index('id="per-basis"') : dashboard.index('id="every-claim"')]
+    cells = r"<tr><td>([\w -]+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>"
+    rows = re.findall(cells, per_basis)
+    assert rows == [("paper-vs-code", "1", "0", "0"), ("implementation", "0", "1", "0"),
+                    ("not stated", "1", "0", "1")]

@@ -1,0 +1,74 @@
+"""What a claim's verdict is evidence of, as every view of it shows: basis, quote, secondary source.
+
+A green badge on ``eq. 3`` may speak about the paper or only about our code; the basis says which
+(:mod:`claimcheck.basis`), and the site shows it wherever it shows the verdict: on the badge,
+in the hover card, in the claims table and in the dashboard's counts. A claim's quote is shown
+with the state of its check against the paper's cached source; a claim whose figure rests on a
+secondary source says so.
+
+A ``textual`` claim's verdict is derived from its quote on every read
+(:meth:`claimcheck.sources.checker.QuoteChecker.textual_verdict`), never read from the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from claimcheck.basis import BASIS_LEGEND
+from claimcheck.cards import PaperCard
+from claimcheck.sources.checker import QuoteChecker, is_textual
+from claimcheck.wiki import ClaimRef
+
+SHORT = {
+    "paper-vs-code": "paper",
+    "implementation": "our code",
+    "reproduction": "reproduction",
+    "textual": "text",
+    "wiki": "wiki",
+}
+"""The basis as the badge names it, in a word or two."""
+
+
+@dataclass(frozen=True)
+class About:
+    """The basis of a claim's verdict, its quote and its secondary source (all may be empty)."""
+
+    basis: str = ""
+    legend: str = ""
+    quote: str = ""
+    quote_note: str = ""
+    secondary_source: str = ""
+
+    @property
+    def short(self) -> str:
+        """The basis in a word or two, for the badge (empty: the author has not said)."""
+        return SHORT.get(self.basis, self.basis)
+
+
+def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
+    """The basis, quote and secondary source of ``ref``'s claim."""
+    claim = ref.claim
+    basis = ref.basis
+    note = ""
+    paper = ref.card.card if isinstance(ref.card.card, PaperCard) else None
+    if quotes is not None and paper is not None and claim.quote:
+        check = quotes.claim_quote(paper, claim)
+        note = check.message if check is not None else ""
+    return About(
+        basis.value if basis is not None else "",
+        BASIS_LEGEND[basis] if basis is not None else "",
+        claim.quote or "",
+        note,
+        claim.secondary_source or "",
+    )
+
+
+def textual_verdict(ref: ClaimRef, quotes: QuoteChecker | None) -> tuple[str, str] | None:
+    """``(verdict, reason)`` of a textual claim, decided now from its quote; else ``None``."""
+    paper = ref.card.card if isinstance(ref.card.card, PaperCard) else None
+    if paper is None or not is_textual(ref.claim):
+        return None
+    if quotes is None:
+        return "unverified", "the paper's source was not looked up"
+    decided = quotes.textual_verdict(paper, ref.claim)
+    return decided.verdict, decided.reason
