@@ -166,6 +166,12 @@ CAPSNET_PRESETS = {
     # 36×36 input: 10×10×32 = 3,200 primary capsules, decoder to 1296 pixels, DigitCaps bias as
     # in the TF code: 11,361,968 params, the 11.36M of §6.2 (padding VALID, reference sheet §2.3).
     "multimnist": lambda: CapsNetConfig(image_size=36, digit_bias=True),
+    # §7 SVHN (a smaller network): 64 Conv1 channels, 16 primary capsule types of 6 dimensions,
+    # 8-D digit capsules, on 32×32 colour images: 16·8·8 = 1,024 primary capsules.
+    "svhn": lambda: CapsNetConfig(
+        in_channels=3, image_size=32, conv_channels=64, primary_types=16, primary_dim=6,
+        class_dim=8,
+    ),
 }
 
 

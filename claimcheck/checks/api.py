@@ -130,5 +130,6 @@ def _load_builtins() -> None:
     # should not even pay for importing them.
     import importlib
 
-    for module in ("claimcheck.checks.builtin", "claimcheck.checks.train"):
+    for module in ("claimcheck.checks.builtin", "claimcheck.checks.train",
+                   "claimcheck.checks.flops"):
         importlib.import_module(module)

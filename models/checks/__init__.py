@@ -7,7 +7,16 @@ and returns ``measured=True/False`` with details that list every quantity it mea
 measuring itself lives in a ``measure_*`` function that takes the implementation as an argument,
 so tests can hand it a deliberately wrong variant and see it return False.
 
+Every finding compares something measured on the model with a bound that the model could miss;
+how far a known wrong variant lands from the reference is reported as context in the details,
+never as a finding. Each property has a test in ``tests/content`` where a wrong variant (a bug
+that public ports have) makes it fail.
+
 Modules: :mod:`.common` (findings -> evidence), :mod:`.squash`, :mod:`.losses`,
-:mod:`.dynamic` (arxiv:1710.09829), :mod:`.self_attention` (arxiv:2101.12491),
-:mod:`.inverted` (arxiv:2002.04764), :mod:`.timing` (factories for the built-in ``timing`` kind).
+:mod:`.reconstruction` (the training loss's decoder term), :mod:`.dynamic` (arxiv:1710.09829),
+:mod:`.self_attention` (arxiv:2101.12491), :mod:`.inverted` and :mod:`.inverted_network`
+(arxiv:2002.04764, one layer and the whole network), :mod:`.permutation` (symmetries shared by
+the three rules), :mod:`.layout` (primary capsules and stems), :mod:`.init` (initial values),
+:mod:`.timing` (factories for the built-in ``timing`` kind), :mod:`.cost` (model factories for
+the built-in ``flops`` kind).
 """

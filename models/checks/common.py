@@ -40,17 +40,31 @@ def all_hold(findings: Sequence[Finding]) -> bool:
     return all(finding.ok for finding in findings)
 
 
-def property_evidence(subject: str, findings: Sequence[Finding]) -> Evidence:
-    """Evidence for a property check: measured is True only when every finding holds."""
+def property_evidence(
+    subject: str, findings: Sequence[Finding], notes: Sequence[str] = ()
+) -> Evidence:
+    """Evidence for a property check: measured is True only when every finding holds.
+
+    ``notes`` are context for a reader (for instance how far a known wrong variant lands from the
+    reference on the same inputs); they never change ``measured``, so a check cannot pass or
+    fail on them.
+    """
     details = f"{subject}. " + "; ".join(str(finding) for finding in findings)
+    if notes:
+        details += ". Context: " + "; ".join(notes)
     return Evidence(measured=all_hold(findings), details=details)
+
+
+def contrast(name: str, value: float) -> str:
+    """A note: how far a wrong variant lands from the reference (the inputs discriminate)."""
+    return f"{name}: {value:.3g}"
 
 
 def max_abs(a: Tensor, b: Tensor) -> float:
     """Largest absolute elementwise difference between two tensors of one shape."""
     if a.shape != b.shape:
         raise ValueError(f"shapes differ: {tuple(a.shape)} vs {tuple(b.shape)}")
-    return float((a - b).abs().max())
+    return float((a - b).detach().abs().max())
 
 
 def generator(seed: int) -> torch.Generator:

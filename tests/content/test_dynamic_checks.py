@@ -15,6 +15,8 @@ def test_checks_hold_for_the_model(make_ctx) -> None:
         (dynamic.uniform_coupling_one_iteration, {}),
         (dynamic.prediction_weighted_sum, {}),
         (dynamic.agreement_raises_coupling, {"iterations": [1, 2, 3, 4]}),
+        (dynamic.preset_iterations, {}),
+        (dynamic.gradient_through_iterations, {}),
     ):
         evidence = check(make_ctx(args))
         assert evidence.measured is True, (check.__name__, evidence.details)
@@ -79,3 +81,67 @@ def test_a_bias_is_reported_by_the_prediction_check() -> None:
         u = torch.randn(2, 8, 4, dtype=torch.float64)
         findings = dynamic.measure_prediction_sum(layer, layer.weight, count, u)
     assert findings[0].ok and not findings[1].ok
+
+
+def _scaled_layer(**options):
+    from models.dynamic_routing import DynamicRouting
+
+    torch.manual_seed(0)
+    layer = DynamicRouting(40, 8, 10, 16, **options).double()
+    with torch.no_grad():
+        layer.weight.mul_(50.0)
+    return layer
+
+
+def test_agreement_on_detached_predictions_fails_the_gradient_check() -> None:
+    layer = _scaled_layer(detach_agreement=True)
+    u = dynamic.preset_children(layer, 0)
+    assert not all_hold(dynamic.measure_gradient(layer, layer.weight, u, 3))
+    right = _scaled_layer()
+    assert all_hold(dynamic.measure_gradient(right, right.weight, u, 3))
+
+
+def test_detached_coupling_fails_the_gradient_check() -> None:
+    layer = _scaled_layer()
+
+    def forward(u: Tensor) -> Tensor:
+        u_hat = layer.predictions(u)
+        logits = u_hat.new_zeros(u_hat.shape[:3])
+        for _step in range(3):
+            coupling = torch.softmax(logits, dim=1).detach()  # gradient through s_j only
+            v = dynamic.reference_squash(torch.einsum("bji,bjie->bje", coupling, u_hat))
+            logits = logits + torch.einsum("bjie,bje->bji", u_hat, v)
+        return v
+
+    u = dynamic.preset_children(layer, 0)
+    assert not all_hold(dynamic.measure_gradient(forward, layer.weight, u, 3))
+
+
+def test_a_layer_with_other_iteration_counts_fails_the_preset_check() -> None:
+    u = dynamic.preset_children(_scaled_layer(), 0)
+    for iterations in (1, 2, 4):
+        layer = _scaled_layer(iterations=iterations)
+        with torch.no_grad():
+            findings, _ = dynamic.measure_preset_iterations(layer, u, 3)
+        assert not all_hold(findings), iterations
+
+
+def test_agreement_with_stale_outputs_fails_the_preset_check() -> None:
+    layer = _scaled_layer()
+
+    def stale(u: Tensor) -> Tensor:  # every update uses the first iteration's v
+        u_hat = layer.predictions(u)
+        logits = u_hat.new_zeros(u_hat.shape[:3])
+        first = None
+        for _step in range(3):
+            coupling = torch.softmax(logits, dim=1)
+            v = dynamic.reference_squash(torch.einsum("bji,bjie->bje", coupling, u_hat))
+            first = v if first is None else first
+            logits = logits + torch.einsum("bjie,bje->bji", u_hat, first)
+        return v
+
+    stale.weight = layer.weight  # type: ignore[attr-defined]
+    u = dynamic.preset_children(layer, 0)
+    with torch.no_grad():
+        findings, _ = dynamic.measure_preset_iterations(stale, u, 3)
+    assert not all_hold(findings)

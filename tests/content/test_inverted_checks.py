@@ -1,5 +1,5 @@
-"""Inverted dot-product routing checks (arxiv:2002.04764) hold for the model and fail for wrong
-variants: softmax over children, no LayerNorm, a squash, sequential routing, scrambled windows."""
+"""Layer-level inverted dot-product routing checks (arxiv:2002.04764) hold for the model and fail
+for wrong variants: softmax over children, no LayerNorm, a squash, a warm first pass."""
 
 from __future__ import annotations
 
@@ -18,27 +18,39 @@ def test_checks_hold_for_the_model(make_ctx) -> None:
         (inv.uniform_first_pass, {}),
         (inv.layernorm_parent_poses, {}),
         (inv.parent_poses_unsquashed, {}),
-        (inv.conv_windows, {}),
-        (inv.concurrent_routing, {}),
     ):
         evidence = check(make_ctx(args))
         assert evidence.measured is True, (check.__name__, evidence.details)
 
 
-def reference_router(layer, axis="parents", normalise=True, squash=False):
+def reference_router(layer, axis="parents", normalise=True, squash=False, stale=False):
+    first: list[Tensor] = []
+
     def route(children: Tensor, parents: Tensor | None) -> tuple[Tensor, Tensor]:
         votes = inv.reference_votes(children, layer.weight)
         if parents is None:
             parents = votes.new_zeros(votes.shape[0], votes.shape[1], votes.shape[3])
+        elif stale and first:
+            parents = first[0]  # agreement against the first pass's poses, not the last
         poses, coupling = inv.reference_pass(
             votes, parents, layer.scale, layer.norm if normalise else None, axis=axis
         )
         if squash:
             norm_sq = (poses**2).sum(-1, keepdim=True)
             poses = norm_sq / (1 + norm_sq) * poses / norm_sq.sqrt()
+        if not first:
+            first.append(poses)
         return poses, coupling
 
     return route
+
+
+def test_the_reference_router_passes() -> None:
+    layer, children = inv.build_layer(0), inv.sample_children(0)
+    with torch.no_grad():
+        findings, _ = inv.measure_procedure(reference_router(layer), layer, children, 3,
+                                            layer.scale)
+    assert all_hold(findings)
 
 
 def test_softmax_over_children_fails() -> None:
@@ -47,7 +59,26 @@ def test_softmax_over_children_fails() -> None:
     wrong = reference_router(layer, axis="children")
     with torch.no_grad():
         assert not all_hold(inv.measure_softmax_axis(wrong, layer, children, parents))
-        assert not all_hold(inv.measure_procedure(wrong, layer, children, 3, layer.scale))
+        assert not all_hold(inv.measure_procedure(wrong, layer, children, 3, layer.scale)[0])
+
+
+def test_agreement_against_stale_poses_fails_at_three_passes() -> None:
+    layer, children = inv.build_layer(0), inv.sample_children(0)
+    with torch.no_grad():
+        findings, _ = inv.measure_procedure(
+            reference_router(layer, stale=True), layer, children, 3, layer.scale
+        )
+    assert not all_hold(findings)
+
+
+def test_a_missing_agreement_scale_fails_the_procedure() -> None:
+    layer, children = inv.build_layer(0), inv.sample_children(0)
+    with torch.no_grad():
+        findings, _ = inv.measure_procedure(
+            inv.layer_router(inv.build_layer(0, scale_agreement=False)), layer, children, 3,
+            layer.scale,
+        )
+    assert not all_hold(findings)
 
 
 def test_a_first_pass_from_non_zero_poses_is_not_uniform() -> None:
@@ -78,31 +109,3 @@ def test_a_squash_after_the_norm_fails_the_unsquashed_check() -> None:
         squashed = reference_router(layer, squash=True)
         findings = inv.measure_unsquashed(squashed, inv.sample_children(0))
     assert not all_hold(findings)
-
-
-def test_sequential_routing_fails_the_concurrent_check() -> None:
-    from models.registry import build_model
-
-    torch.manual_seed(0)
-    model = build_model("inverted_capsnet", "cifar10_simple", **inv.SMALL_CAPSULES).double().eval()
-    with torch.no_grad():
-        primary = model.primary(torch.randn(1, 3, 32, 32, dtype=torch.float64))
-        sequential = inv._network_router(model, primary, "sequential")
-        findings = inv.measure_concurrent(sequential, sequential, model.capsule_layers)
-    assert not findings[0].ok
-
-
-def test_the_scrambled_window_expansion_fails() -> None:
-    from models.inverted_routing import ConvInvertedDotProductRouting
-
-    layer = ConvInvertedDotProductRouting(
-        3, 4, 2, 4, kernel=3, stride=2, input_expansion="apple_53899ae"
-    ).double()
-    children = torch.randn(2, 3, 7, 7, 4, dtype=torch.float64)
-    with torch.no_grad():
-        assert not all_hold(inv.measure_conv_windows(layer.votes, layer.weight, 2, children))
-
-
-def test_capsule_layer_counts_differ_between_the_cifar_configurations(make_ctx) -> None:
-    assert inv.capsule_layer_counts(make_ctx({"preset": "cifar10_simple"})).measured == [3, 1]
-    assert inv.capsule_layer_counts(make_ctx({"preset": "cifar100_simple"})).measured == [3, 2]

@@ -11,6 +11,8 @@ from models.checks.common import all_hold
 
 def test_checks_hold_for_the_model(make_ctx) -> None:
     assert sa.coupling_over_parents(make_ctx()).measured is True
+    assert "Context: reference vs softmax over children" in sa.coupling_over_parents(
+        make_ctx()).details
     for divisor in ("output", "input"):
         evidence = sa.closed_form(make_ctx({"divisor": divisor}))
         assert evidence.measured is True, evidence.details
@@ -49,13 +51,13 @@ def test_the_code_divisor_fails_the_paper_divisor_reference() -> None:
     assert not findings[0].ok
 
 
-def test_softmax_count_is_one_for_self_attention_and_r_for_dynamic(make_ctx) -> None:
-    from models.dynamic_routing import DynamicRouting
+def test_the_preset_routing_holds_and_the_paper_divisor_preset_does_not(make_ctx) -> None:
+    assert sa.preset_routing(make_ctx()).measured is True
+    from models.registry import build_model
 
-    evidence = sa.softmax_evaluations(make_ctx())
-    assert evidence.measured == 1
-    u = sa.sample_children(0)
-    for iterations in (1, 3, 5):
-        layer = DynamicRouting(sa.CHILDREN, sa.CHILD_DIM, 4, 4, iterations=iterations).double()
-        count, _ = sa.count_softmax(lambda layer=layer: layer(u))
-        assert count == iterations
+    torch.manual_seed(0)
+    layer = build_model("efficient_capsnet", "mnist", divisor="input").double().digit_caps
+    with torch.no_grad():
+        layer.log_prior.normal_()
+        u = torch.randn(2, 16, 8, dtype=torch.float64)
+        assert not all_hold(sa.measure_closed_form(layer.route, layer, u, layer.d_out))

@@ -49,6 +49,8 @@ KIND_FIXTURES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any], d
         {"at_least": 1.5}, {"at_most": 1}, {},
     ),
     "train": ({"epochs": 2}, {"at_least": 0}, {"at_least": 101}, {"accept_proxy": True}),
+    # Two addmm: encoder 3·8·4 and head 3·4·2 multiply-adds, 2 FLOPs each.
+    "flops": ({**SMALL, "input": [3, 8]}, {"equals": 240}, {"equals": 241}, {}),
 }
 
 
@@ -69,6 +71,12 @@ def _claims() -> list[dict[str, Any]]:
                         args={**SMALL, "input": [3, 8], "field": "hidden"}))
     claims.append(claim("params-bad-submodule", "params", {"equals": 1},
                         args={**SMALL, "exclude": ["nope"]}))
+    claims.append(claim("flops-module", "flops", {"equals": 192},
+                        args={**SMALL, "input": [3, 8], "module": "encoder"}))
+    claims.append(claim("flops-per-example", "flops", {"equals": 80},
+                        args={**SMALL, "input": [3, 8], "per_example": True}))
+    claims.append(claim("flops-bad-module", "flops", {"equals": 1},
+                        args={**SMALL, "input": [3, 8], "module": "nope"}))
     claims.append(claim("factory-params", "params", {"equals": TRAINABLE_SMALL},
                         args={"factory": "tinymodels.nets:tiny", "kwargs": {"width": 4}}))
     return claims
@@ -103,10 +111,16 @@ def test_kind_fixture(rows: dict[str, ClaimRow], kind: str, verdict: str) -> Non
 
 @pytest.mark.parametrize(
     "claim_id",
-    ["params-all", "params-include", "shapes-whole-model", "shapes-field", "factory-params"],
+    ["params-all", "params-include", "shapes-whole-model", "shapes-field", "factory-params",
+     "flops-module", "flops-per-example"],
 )
 def test_argument_variants(rows: dict[str, ClaimRow], claim_id: str) -> None:
     assert rows[claim_id].verdict == "verified", rows[claim_id].reason
+
+
+def test_flops_of_a_missing_submodule_is_an_error(rows: dict[str, ClaimRow]) -> None:
+    row = rows["flops-bad-module"]
+    assert row.verdict == "unverified" and "no submodule 'nope'" in row.reason
 
 
 def test_tuple_output_has_no_named_field(rows: dict[str, ClaimRow]) -> None:

@@ -1,0 +1,243 @@
+"""Where primary capsules come from: channel grouping, the stem's layer order, normalisation.
+
+* arxiv:1710.09829 §4: a primary capsule is 8 convolutional units (channels) at one position of
+  the 6×6 grid, and Conv1 has a ReLU activation.
+* arxiv:2002.04764 (README of the official code, Fig. 1): at each position, groups of d channels
+  form a capsule, and LayerNorm over those d channels gives the primary capsules.
+* arxiv:2101.12491, official code (``efficient_capsnet_graph_*.py``): each stem block is
+  Conv -> ReLU -> BatchNorm (LeakyReLU -> InstanceNorm for smallNORB), and the primary capsules
+  are squashed with eq. 2.
+
+The grouping is probed from outside: a forward hook replaces the convolution's output with a
+map that is non-zero at one spatial position only, and the check counts which capsules change.
+Capsules made of d channels at one position light up as whole capsules, all at that position;
+capsules cut from the flattened NCHW memory (a bug some ports have) light up as many
+one-entry fragments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from claimcheck.checks.api import CheckContext, Evidence
+from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
+
+PROBES = ((0, 0), (1, 2), (3, 1))  # spatial positions probed, (row, column)
+
+
+def with_conv_output(conv: nn.Module, replacement: Tensor, run: Callable[[], Tensor]) -> Tensor:
+    """Run ``run()`` while ``conv`` returns ``replacement`` instead of its own output."""
+    handle = conv.register_forward_hook(lambda _m, _i, _o: replacement)
+    try:
+        return run()
+    finally:
+        handle.remove()
+
+
+def measure_grouping(capsules_of: Callable[[Tensor], Tensor], channels: int, dim: int,
+                     grid: tuple[int, int], seed: int) -> list[Finding]:
+    """Each probe at one position must light up exactly channels/dim whole capsules.
+
+    ``capsules_of(h)`` maps a conv output h (1, channels, H, W) to capsules (1, N, dim) or to a
+    capsule map (1, types, H, W, dim).
+    """
+    gen = generator(seed)
+    types = channels // dim
+    findings: list[Finding] = []
+    lit_sets: list[set[int]] = []
+    for row, col in PROBES:
+        if row >= grid[0] or col >= grid[1]:
+            continue
+        h = torch.zeros(1, channels, *grid, dtype=DTYPE)
+        h[0, :, row, col] = torch.rand(channels, generator=gen, dtype=DTYPE) + 0.5
+        capsules = capsules_of(h).reshape(-1, dim)
+        nonzero = capsules.abs() > 1e-12
+        lit = nonzero.any(dim=1)
+        whole = bool((nonzero[lit].all(dim=1)).all())
+        lit_sets.append(set(torch.nonzero(lit).flatten().tolist()))
+        findings.append(Finding(
+            f"probe at ({row}, {col}): {types} whole capsules change",
+            int(lit.sum()) == types and whole,
+            f"{int(lit.sum())} capsules changed, whole: {whole}",
+        ))
+    disjoint = all(a.isdisjoint(b) for i, a in enumerate(lit_sets) for b in lit_sets[i + 1:])
+    findings.append(Finding("probes at different positions change different capsules",
+                            disjoint, f"disjoint: {disjoint}"))
+    return findings
+
+
+def capsnet_primary_layout(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 §4: PrimaryCaps groups 8 channels at one grid position into a capsule."""
+    from models.registry import build_model
+
+    torch.manual_seed(ctx.seed)
+    model = build_model("capsnet", str(ctx.args.get("preset", "mnist"))).double().eval()
+    caps = model.primary_caps
+    x = torch.zeros(1, model.config.in_channels, model.config.image_size,
+                    model.config.image_size, dtype=DTYPE)
+    grid = (model.config.primary_grid, model.config.primary_grid)
+    channels = model.config.primary_types * model.config.primary_dim
+
+    def capsules_of(h: Tensor) -> Tensor:
+        return with_conv_output(caps.conv, h, lambda: caps(model.conv1(x)))
+
+    with torch.no_grad():
+        findings = measure_grouping(capsules_of, channels, model.config.primary_dim, grid,
+                                    ctx.seed)
+    return property_evidence(
+        f"capsnet PrimaryCaps ({channels} channels on a {grid[0]}×{grid[1]} grid, "
+        f"{model.config.primary_dim}-D capsules), one-position probes of the conv output",
+        findings,
+    )
+
+
+def inverted_primary_layout(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764 (official README, Fig. 1): d channels at one position form a capsule,
+    normalised by LayerNorm over those d channels (mean 0, variance 1 at the initial affine)."""
+    from models.registry import build_model
+
+    torch.manual_seed(ctx.seed)
+    model = build_model("inverted_capsnet", str(ctx.args.get("preset", "cifar10_resnet")))
+    model = model.double().eval()
+    config = model.config
+    channels, grid = config.primary_types * config.pose_dim, config.image_size // 2
+    x = torch.zeros(1, config.in_channels, config.image_size, config.image_size, dtype=DTYPE)
+
+    def capsules_of(h: Tensor) -> Tensor:
+        return with_conv_output(model.primary_caps, h, lambda: model.primary(x))
+
+    with torch.no_grad():
+        findings = measure_grouping(capsules_of, channels, config.pose_dim, (grid, grid), ctx.seed)
+        h = torch.randn(2, channels, grid, grid, generator=generator(ctx.seed), dtype=DTYPE) * 3
+        poses = with_conv_output(model.primary_caps, h, lambda: model.primary(x.expand(2, -1, -1,
+                                                                                   -1)))
+    mean = poses.mean(-1)
+    var = ((poses - mean.unsqueeze(-1)) ** 2).mean(-1)
+    findings += [
+        at_most("primary poses: max |mean over the pose entries|", float(mean.abs().max()), 1e-9),
+        at_most("primary poses: max |variance - 1|", float((var - 1).abs().max()), 1e-3),
+    ]
+    return property_evidence(
+        f"inverted_capsnet primary capsules ({config.primary_types} types × {config.pose_dim}-D "
+        f"on a {grid}×{grid} grid), probes of the 1×1 conv output",
+        findings,
+    )
+
+
+def capsnet_conv1_relu(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 §4: Conv1 ... "and ReLU activation": PrimaryCaps receives Conv1's
+    rectified output (non-negative, with exact zeros), in a full forward of the network."""
+    from models.registry import build_model
+
+    torch.manual_seed(ctx.seed)
+    model = build_model("capsnet", str(ctx.args.get("preset", "mnist"))).double().eval()
+    seen: list[Tensor] = []
+    handle = model.primary_caps.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
+    x = torch.randn(2, model.config.in_channels, model.config.image_size, model.config.image_size,
+                    generator=generator(ctx.seed), dtype=DTYPE)
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        handle.remove()
+    if not seen:
+        raise RuntimeError("the forward pass never called primary_caps")
+    return property_evidence("capsnet forward on two random images; the input of primary_caps",
+                             measure_rectified(seen[0]))
+
+
+def measure_rectified(features: Tensor) -> list[Finding]:
+    """A ReLU's output: nothing below zero, and a real share of exact zeros."""
+    return [
+        at_least("min of PrimaryCaps input", float(features.min()), 0.0),
+        at_least("share of exact zeros in PrimaryCaps input",
+                 float((features == 0).double().mean()), 0.05),
+    ]
+
+
+def measure_stem_block(block: nn.Module, norm: nn.Module, x: Tensor, shift: float) -> list[Finding]:
+    """Activation then norm: with the norm in eval mode at running mean ``shift``, variance 1,
+    unit gain and zero bias, the block output is act(conv(x)) − shift, so its minimum over the
+    rectified units is exactly −shift (a norm before the activation would give ≥ 0)."""
+    with torch.no_grad():
+        norm.running_mean.fill_(shift)
+        norm.running_var.fill_(1.0)
+        norm.weight.fill_(1.0)
+        norm.bias.fill_(0.0)
+    out = block.eval()(x) * (1.0 + norm.eps) ** 0.5
+    low = -shift
+    return [
+        at_most("max |min of block output - (−shift)| (ReLU then BatchNorm)",
+                abs(float(out.min()) - low), 1e-9),
+        at_least("share of outputs at −shift (units the ReLU zeroed)",
+                 float((out - low).abs().le(1e-9).double().mean()), 0.05),
+    ]
+
+
+def efficient_stem_order(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 official code (efficient_capsnet_graph_mnist.py L32-40): every stem
+    block is Conv2D -> ReLU -> BatchNorm. Args: ``preset`` (a batch-norm preset)."""
+    from models.registry import build_model
+
+    preset = str(ctx.args.get("preset", "mnist"))
+    torch.manual_seed(ctx.seed)
+    model = build_model("efficient_capsnet", preset).double().eval()
+    if model.config.norm != "batch":
+        raise ValueError(f"preset {preset!r} uses {model.config.norm} norm, not batch norm")
+    x = torch.randn(4, model.config.in_channels, model.config.image_size,
+                    model.config.image_size, generator=generator(ctx.seed), dtype=DTYPE)
+    findings: list[Finding] = []
+    with torch.no_grad():
+        for index, block in enumerate(model.stem):
+            norms = [m for m in block.modules() if isinstance(m, nn.BatchNorm2d)]
+            if len(norms) != 1:
+                findings.append(Finding(f"block {index}: one BatchNorm", False, f"{len(norms)}"))
+                break
+            for finding in measure_stem_block(block, norms[0], x, shift=5.0):
+                findings.append(Finding(f"block {index}: {finding.name}", finding.ok,
+                                        finding.measured))
+            x = block(x)
+    return property_evidence(
+        f"efficient_capsnet/{preset} stem, four random images, each BatchNorm set to running "
+        "mean 5 and variance 1 in eval mode",
+        findings,
+    )
+
+
+def measure_primary_squash(capsules: Tensor, raw: Tensor, dim: int) -> list[Finding]:
+    """Eq. 2 on the primary capsules: length 1 − e^{−‖s‖}, direction of s."""
+    s = raw.reshape(raw.shape[0], -1, dim)
+    norm = s.norm(dim=-1)
+    expected = (1 - torch.exp(-norm)).unsqueeze(-1) * s / norm.unsqueeze(-1)
+    return [at_most("max |primary capsule - squash(depthwise output)|",
+                    float((capsules - expected).abs().max()), 1e-9)]
+
+
+def efficient_primary_squash(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 eq. 2 applied to the primary capsules (official code, PrimaryCaps
+    layer): each 8-D primary capsule is the squash of 8 depthwise channels."""
+    from models.registry import build_model
+
+    preset = str(ctx.args.get("preset", "mnist"))
+    torch.manual_seed(ctx.seed)
+    model = build_model("efficient_capsnet", preset).double().eval()
+    caps: Any = model.primary_caps
+    x = torch.randn(2, model.config.in_channels, model.config.image_size,
+                    model.config.image_size, generator=generator(ctx.seed), dtype=DTYPE)
+    seen: list[Tensor] = []
+    handle = caps.conv.register_forward_hook(lambda _m, _i, out: seen.append(out))
+    try:
+        with torch.no_grad():
+            capsules = caps(model.stem(x))
+    finally:
+        handle.remove()
+    raw = seen[0]
+    if raw.shape[-1] != 1 or raw.shape[-2] != 1:
+        raise ValueError(f"expected a 1×1 depthwise map, got {tuple(raw.shape)}")
+    findings = measure_primary_squash(capsules, raw.flatten(1), model.config.primary_dim)
+    return property_evidence(f"efficient_capsnet/{preset} primary capsules, two random images",
+                             findings)
