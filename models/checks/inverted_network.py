@@ -84,10 +84,17 @@ def reference_layer_pass(layer: Any, children: Tensor, parents: Tensor | None,
     return poses
 
 
-def reference_network_route(model: Any, primary: Tensor, passes: int, mode: str) -> list[Tensor]:
-    """Poses of every capsule layer after ``passes`` passes, ``mode`` concurrent or sequential."""
-    config = model.config
-    scale = 1.0 / math.sqrt(config.pose_dim) if config.scale_agreement else 1.0
+def code_scale(model: Any) -> float:
+    """The official code's agreement scale, 1/√d of the pose dimension (read from the config's
+    pose size, never from the config's switch, so that a preset that turns it off fails)."""
+    return 1.0 / math.sqrt(model.config.pose_dim)
+
+
+def reference_network_route(model: Any, primary: Tensor, passes: int, mode: str,
+                            scale: float | None = None) -> list[Tensor]:
+    """Poses of every capsule layer after ``passes`` passes, ``mode`` concurrent or sequential;
+    the agreement is scaled by ``scale`` (default: the official code's 1/√d)."""
+    scale = code_scale(model) if scale is None else scale
     layers = list(model.capsule_layers)
     if mode == "sequential":
         poses = [primary]

@@ -14,15 +14,18 @@ uses, not a separate formula:
   small; a sum over the batch instead of a mean reads B× too large.
 * ``reconstruction_uses_true_label``: the reconstruction term's gradient reaches only the true
   class's capsule, even when another capsule is longer.
+* ``decoder_layers``: the decoder is the Fig. 2 stack (FC 512 ReLU, FC 1024 ReLU, FC sigmoid)
+  fed the masked, flattened class capsules.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
@@ -130,3 +133,45 @@ def measure_label_mask(model: Any, schedule: Any, poses: Tensor, labels: Tensor,
         at_least("min |gradient| on the true class's capsule",
                  float(per_capsule[rows, labels].min()), 1e-12),
     ]
+
+
+def measure_decoder(model: Any, poses: Tensor, mask: Tensor,
+                    widths: tuple[int, ...]) -> list[Finding]:
+    """Fig. 2: three fully connected layers, ReLU, ReLU, sigmoid, fed the masked capsules.
+
+    The reference reads only the decoder's three ``Linear`` layers (in order) and applies the
+    activations itself, so a missing sigmoid, an extra activation or a decoder fed anything but
+    the masked, flattened capsules shows up as a difference.
+    """
+    linears = [m for m in model.decoder.modules() if isinstance(m, nn.Linear)]
+    shapes = [(m.in_features, m.out_features) for m in linears]
+    expected_shapes = list(itertools.pairwise(widths))
+    findings = [Finding("fully connected layers (in, out)", shapes == expected_shapes,
+                        f"{shapes}, expected {expected_shapes}")]
+    if shapes != expected_shapes:
+        return findings
+    x = (poses * mask.unsqueeze(-1)).flatten(1)
+    for linear in linears[:-1]:
+        x = torch.relu(linear(x))
+    expected = torch.sigmoid(linears[-1](x))
+    got = model.reconstruct(poses, mask).flatten(1)
+    findings.append(at_most("max |reconstruction - sigmoid(L3 relu(L2 relu(L1 masked)))|",
+                            float((got - expected).abs().max()), 1e-12))
+    return findings
+
+
+def decoder_layers(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 fig. 2 and §4.1 on the preset's decoder (args: ``model``, ``preset``):
+    the masked class capsules go through FC 512 (ReLU), FC 1024 (ReLU), FC pixels (sigmoid)."""
+    from models.capsules import label_mask
+
+    model, _, poses, labels = _setup(ctx)
+    config = model.config
+    pixels = config.in_channels * config.image_size * config.image_size
+    widths = (config.num_classes * config.class_dim, 512, 1024, pixels)
+    with torch.no_grad():
+        findings = measure_decoder(model, poses * 5.0, label_mask(labels, poses.shape[1], DTYPE),
+                                   widths)
+    return property_evidence(
+        f"{type(model).__name__} decoder, {len(LABELS)} masked pose sets (float64)", findings
+    )

@@ -63,7 +63,8 @@ def test_a_preset_that_routes_sequentially_or_once_fails() -> None:
     from models.registry import build_model
 
     x = torch.randn(1, 3, 32, 32, dtype=torch.float64)
-    for override in ({"routing": "sequential"}, {"iterations": 1}, {"iterations": 3}):
+    for override in ({"routing": "sequential"}, {"iterations": 1}, {"iterations": 3},
+                     {"scale_agreement": False}):
         torch.manual_seed(0)
         model = build_model(
             "inverted_capsnet", "cifar10_simple", **net.SMALL_CAPSULES, **override

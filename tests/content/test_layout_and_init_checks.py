@@ -20,6 +20,7 @@ def test_checks_hold_for_the_models(make_ctx) -> None:
         (layout.inverted_primary_layout, {"preset": "cifar10_simple"}),
         (layout.capsnet_conv1_relu, {}),
         (layout.efficient_stem_order, {}),
+        (layout.efficient_stem_order, {"preset": "smallnorb"}),
         (layout.efficient_primary_squash, {}),
         (init.efficient_capsnet_init, {}),
         (init.inverted_capsnet_init, {"preset": "cifar100_simple"}),
@@ -55,20 +56,33 @@ def test_features_without_relu_fail() -> None:
     assert all_hold(layout.measure_rectified(torch.relu(torch.randn(2, 256, 20, 20))))
 
 
-def _block(order: str) -> tuple[nn.Module, nn.BatchNorm2d]:
+def _block(order: str) -> nn.Module:
     torch.manual_seed(0)
-    conv, norm = nn.Conv2d(1, 8, 3).double(), nn.BatchNorm2d(8).double()
-    layers = {"conv-relu-bn": [conv, nn.ReLU(), norm], "conv-bn-relu": [conv, norm, nn.ReLU()],
-              "conv-bn": [conv, norm]}[order]
-    return nn.Sequential(*layers), norm
+    conv = nn.Conv2d(1, 8, 3).double()
+    batch = nn.BatchNorm2d(8, eps=1e-3).double()
+    instance = nn.InstanceNorm2d(8, eps=1e-3, affine=True).double()
+    layers = {
+        "conv-relu-bn": [conv, nn.ReLU(), batch],
+        "conv-bn-relu": [conv, batch, nn.ReLU()],
+        "conv-bn": [conv, batch],
+        "conv-bn-eps-1e-5": [conv, nn.ReLU(), nn.BatchNorm2d(8).double()],
+        "conv-leaky-in": [conv, nn.LeakyReLU(0.3), instance],
+        "conv-in-leaky": [conv, instance, nn.LeakyReLU(0.3)],
+        "conv-leaky-0.2-in": [conv, nn.LeakyReLU(0.2), instance],
+    }[order]
+    return nn.Sequential(*layers)
 
 
-def test_batch_norm_before_the_activation_or_no_activation_fails() -> None:
+def test_the_stem_order_and_its_constants_are_checked() -> None:
     x = torch.randn(4, 1, 12, 12, dtype=torch.float64)
-    for order, holds in (("conv-relu-bn", True), ("conv-bn-relu", False), ("conv-bn", False)):
-        block, norm = _block(order)
-        with torch.no_grad():
-            assert all_hold(layout.measure_stem_block(block, norm, x, 5.0)) is holds, order
+    for order, kind, holds in (
+        ("conv-relu-bn", "batch", True), ("conv-bn-relu", "batch", False),
+        ("conv-bn", "batch", False), ("conv-bn-eps-1e-5", "batch", False),
+        ("conv-leaky-in", "instance", True), ("conv-in-leaky", "instance", False),
+        ("conv-leaky-0.2-in", "instance", False),
+    ):
+        findings = layout.measure_stem_block(_block(order), x, kind, 0)
+        assert all_hold(findings) is holds, order
 
 
 def test_an_unsquashed_or_sabour_squashed_primary_capsule_fails() -> None:

@@ -42,6 +42,22 @@ def test_a_decoder_fed_the_longest_capsule_fails(make_ctx) -> None:
     assert not all_hold(reconstruction.measure_label_mask(model, schedule, poses, labels, 0))
 
 
+def test_the_decoder_holds_and_a_missing_sigmoid_or_a_narrow_input_fails(make_ctx) -> None:
+    from torch import nn
+
+    from models.capsules import label_mask
+
+    assert reconstruction.decoder_layers(make_ctx()).measured is True
+    model, _, poses, labels = _setup(make_ctx)
+    mask = label_mask(labels, 10, torch.float64)
+    widths = (160, 512, 1024, 784)
+    with torch.no_grad():
+        model.decoder.net[-1] = nn.Identity()  # no sigmoid
+        assert not all_hold(reconstruction.measure_decoder(model, poses, mask, widths))
+        model.decoder.net[0] = nn.Linear(16, 512).double()  # fed only the target capsule
+        assert not all_hold(reconstruction.measure_decoder(model, poses, mask, widths))
+
+
 def _predictions() -> Tensor:
     return torch.randn(3, permutation.PARENTS, permutation.CHILDREN, permutation.DIM,
                        dtype=torch.float64) * 0.5
