@@ -73,6 +73,7 @@ ALLOWED: Mapping[str, frozenset[Basis]] = {
     "ratio": _CHECKED | {Basis.REPRODUCTION},
     "timing": frozenset({Basis.PAPER_VS_CODE, Basis.WIKI}),
     "train": frozenset({Basis.REPRODUCTION, Basis.WIKI}),
+    "flops": _CHECKED,
     "custom": _CHECKED,
 }
 """The bases each kind of check may carry (``custom``: a ``module.path:function`` check).
@@ -127,6 +128,8 @@ def basis_problem(claim: Claim) -> str | None:
                       "wiki's own experiment",
             "timing": "a timing may measure a speed the paper claims or be the wiki's own "
                       "experiment",
+            "flops": "a FLOP count may be the analytic cost of our implementation or the "
+                     "wiki's own comparison",
         }.get(kind, f"check {claim.check!r} does not say what it is evidence of")
         return f"choose basis: {choices} ({why})"
     if claim.check is None:

@@ -33,7 +33,7 @@ from claimcheck.checks.catalog import ModelCatalog, TrainerFacts, model_catalog,
 from claimcheck.config import ProjectConfig
 
 SCHEMA_ID = "https://claimcheck.invalid/schema/card.json"
-BUILTIN_KINDS = ("params", "shapes", "ratio", "timing", "train")
+BUILTIN_KINDS = ("params", "shapes", "ratio", "timing", "train", "flops")
 _NUMBER = r"\d+"
 _LABEL = rf"({_NUMBER}(\.{_NUMBER})*|{_NUMBER}-{_NUMBER})"
 LOCATOR_PATTERN = (

@@ -18,6 +18,7 @@ timing  ``a`` and ``b`` (``module:factory``), ``a_args``, ``b_args``, ``repeats`
         ``warmup`` (>= 0), ``number`` (>= 1)
 train   ``model`` + ``preset``, ``trainer`` (another ``module:function``), and the keys the
         trainer declares in ``SPEC_KEYS`` (not judged when it declares none)
+flops   the model as for ``params``; ``input: [B, ...]``; ``module``; ``per_example``
 ======  ==================================================================================
 """
 
@@ -84,10 +85,18 @@ class ShapesArgs(ModelArgs):
     index: int | None = None
 
 
+class FlopsArgs(ModelArgs):
+    """``flops``: the FLOPs of one forward pass, of the model or of one submodule."""
+
+    input: Annotated[list[Annotated[int, Field(gt=0)]], Field(min_length=1)]
+    module: str | None = None
+    per_example: bool = False
+
+
 class Measure(_Args):
     """One side of a ``ratio``: a built-in kind and its args."""
 
-    kind: Literal["params", "shapes", "ratio", "timing", "train"]
+    kind: Literal["params", "shapes", "ratio", "timing", "train", "flops"]
     args: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -126,6 +135,7 @@ ARGS_MODELS: Mapping[str, type[_Args]] = {
     "ratio": RatioArgs,
     "timing": TimingArgs,
     "train": TrainArgs,
+    "flops": FlopsArgs,
 }
 
 ArgsPath = tuple[str | int, ...]
@@ -158,7 +168,7 @@ def args_problems(
     problems = list(_schema_problems(model, args))
     if problems:
         return problems
-    if kind in ("params", "shapes", "train") and "model" in args:
+    if kind in ("params", "shapes", "train", "flops") and "model" in args:
         overrides = "overrides" if kind == "train" else "kwargs"
         problems += _names(args, catalog, overrides)
     if kind == "train":
