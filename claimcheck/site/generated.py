@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import re
 import subprocess
 from pathlib import PurePosixPath
 from typing import Any
@@ -35,6 +36,7 @@ from claimcheck.store import result_stem
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 
 DEFAULT_LEGEND = "claims-legend.md"
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 NO_DOT = (
     "The drawing needs Graphviz's dot, which is not installed where this site was built "
     "(Debian and Ubuntu: apt-get install graphviz). The table below holds the same links."
@@ -84,8 +86,8 @@ class GeneratedPages:
         """Add the generated pages and curves; lay out the claim graphs."""
         self.summaries = {src: html.unescape(str(source.meta.get("description", "")))
                           for src, source in sources.items()}
-        self.titles = {src: html.unescape(str(source.meta.get("title") or _stem_title(src)))
-                       for src, source in sources.items()}
+        self.titles = {src: html.unescape(str(source.meta.get("title") or "")) or _heading(source)
+                       or _stem_title(src) for src, source in sources.items()}
         self._add("dashboard", self.options.dashboard_page, "Claims dashboard")
         if not self.legend_authored:
             self._add("legend", self.legend, "Verdict legend")
@@ -244,6 +246,12 @@ class GeneratedPages:
             for page in self.listings.get(src, [])
         ]
         return self.renderer.listing(entries) if entries else ""
+
+
+def _heading(source: PageSource) -> str:
+    """The text of a page's first level-one heading, as a title for lists and graphs."""
+    found = _H1.search(source.text)
+    return found[1].strip() if found else ""
 
 
 def _stem_title(src: str) -> str:
