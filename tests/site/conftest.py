@@ -53,3 +53,20 @@ def browser(chromium: object) -> object:
     """The session's Chromium, with a 1280 x 900 desktop screen."""
     chromium.set_viewport(1280, 900)  # type: ignore[attr-defined]
     return chromium
+
+
+@pytest.fixture(scope="session")
+def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's wiki built with ``mkdocs build --strict`` in a fresh process, once."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    site = tmp_path_factory.mktemp("repo-site") / "site"
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True,
+        text=True, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return site

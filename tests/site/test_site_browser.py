@@ -6,9 +6,6 @@ missing). Screenshots of the repository's concept page and dashboard go to ``tes
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,14 +172,9 @@ def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
     assert browser.evaluate(bottom_is_card) is True
 
 
-def test_repository_site_shows_badges(browser: Browser, tmp_path: Path) -> None:
+def test_repository_site_shows_badges(browser: Browser, repo_site: Path) -> None:
     """The repository's own wiki: a concept page with badges, and the dashboard (screenshots)."""
-    root = Path(__file__).resolve().parents[2]
-    site = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(site)],
-        cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=True, timeout=600,
-    )
+    site = repo_site
     concepts = sorted((site / "concepts").glob("*.html"))
     assert concepts, "the repository's wiki has no concept page"
     page = max(concepts, key=lambda path: path.read_text(encoding="utf-8").count("cc-cite "))

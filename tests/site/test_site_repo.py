@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 _EXTERNAL = re.compile(r'<(\w+)\b[^>]*?\b(?:href|src)="((?:https?:)?//[^"]+)"')
 _PAPER_LINKS = ("https://arxiv.org/abs/", "https://doi.org/")
-
-
-@pytest.fixture(scope="module")
-def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = Path(__file__).resolve().parents[2]
-    site = tmp_path_factory.mktemp("repo-site") / "site"
-    completed = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=root,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert completed.returncode == 0, completed.stderr[-4000:]
-    return site
 
 
 def test_repo_wiki_builds_strict(repo_site: Path) -> None:
