@@ -13,11 +13,14 @@ A ``textual`` claim's verdict is derived from its quote on every read
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from claimcheck.basis import BASIS_LEGEND
-from claimcheck.cards import PaperCard
-from claimcheck.sources.checker import QuoteChecker, is_textual
+from claimcheck.cards import Basis, PaperCard
 from claimcheck.wiki import ClaimRef
+
+if TYPE_CHECKING:  # the quote checker (LaTeX indexing) is imported only for wikis with quotes
+    from claimcheck.sources.checker import QuoteChecker
 
 SHORT = {
     "paper-vs-code": "paper",
@@ -63,8 +66,15 @@ def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
     )
 
 
+def needs_quotes(ref: ClaimRef) -> bool:
+    """Whether showing ``ref`` needs the paper's source: a quote, or a textual basis."""
+    return bool(ref.claim.quote) or ref.claim.basis is Basis.TEXTUAL
+
+
 def textual_verdict(ref: ClaimRef, quotes: QuoteChecker | None) -> tuple[str, str] | None:
     """``(verdict, reason)`` of a textual claim, decided now from its quote; else ``None``."""
+    from claimcheck.sources.checker import is_textual
+
     paper = ref.card.card if isinstance(ref.card.card, PaperCard) else None
     if paper is None or not is_textual(ref.claim):
         return None

@@ -15,8 +15,8 @@ from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.loader import LoadedCard
 from claimcheck.plainpages import PlainPage
+from claimcheck.site.about import needs_quotes
 from claimcheck.site.views import ClaimView, SourceLink, build_view
-from claimcheck.sources.checker import QuoteChecker
 from claimcheck.wiki import Wiki, load_wiki
 
 CURVE_ARTIFACT = "curve_svg"
@@ -93,7 +93,11 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     wiki = load_wiki(config, docs_dir)
     index = SiteIndex(wiki, docs_dir.absolute())
     sources: dict[str, SourceLink | None] = {}
-    quotes = QuoteChecker(config)
+    quotes = None
+    if any(needs_quotes(ref) for ref in wiki.claims()):
+        from claimcheck.sources.checker import QuoteChecker
+
+        quotes = QuoteChecker(config)
     if not results.is_dir():
         for ref in wiki.claims():
             index.views[ref.global_id] = build_view(ref, None, False, config, None, sources,

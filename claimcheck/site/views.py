@@ -14,15 +14,17 @@ import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
 from claimcheck.site.about import About, about, textual_verdict
 from claimcheck.site.paths import scrub_paths
-from claimcheck.sources.checker import QuoteChecker
 from claimcheck.store import Result
 from claimcheck.wiki import ClaimRef
+
+if TYPE_CHECKING:
+    from claimcheck.sources.checker import QuoteChecker
 
 VERDICTS = ("verified", "contradicted", "unverified")
 SYMBOLS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
