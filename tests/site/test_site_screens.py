@@ -88,3 +88,21 @@ def test_a_phone_sees_each_verdict_without_scrolling(
         ".map(c => c.getClientRects().length)"
     )
     assert ids == [1, 1, 1, 1]  # one line box each: no id breaks mid-word
+
+
+def test_a_hover_card_stays_on_a_phones_screen(browser: Browser, stored_minisite: Path) -> None:
+    _open(browser, stored_minisite, "concepts/routing.html", None, 390)
+    rightmost = browser.evaluate(
+        "(() => { const badges = [...document.querySelectorAll('.cc-cite > .cc-badge')];"
+        " const right = b => b.getBoundingClientRect().right;"
+        " const last = badges.reduce((a, b) => right(b) > right(a) ? b : a);"
+        " last.scrollIntoView({block: 'center'}); last.focus();"
+        " return last.getAttribute('aria-describedby'); })()"
+    )
+    card = f"document.getElementById('{rightmost}')"
+    browser.wait_for(f"{card}.getBoundingClientRect().width > 0")
+    box = browser.evaluate(
+        "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {"
+        f" const r = {card}.getBoundingClientRect(); done([r.left, r.right]); }})))"
+    )
+    assert box[0] >= 0 and box[1] <= 390, box
