@@ -129,7 +129,7 @@ class GeneratedPages:
             except (OSError, UnicodeDecodeError):
                 cleaned = None
             if cleaned is None:
-                log.warning("claimcheck: the curve of %s is not a safe SVG; not published",
+                log.info("claimcheck: the curve of %s is not a safe SVG; not published",
                             view.global_id)
                 continue
             self.files.append(File.generated(self.config, curve_src(view.global_id),
@@ -184,7 +184,7 @@ class GeneratedPages:
             drawings = render_svgs(list(sources.values()))
         except (OSError, subprocess.SubprocessError) as error:
             self.graph_note = f"Graphviz's dot failed, so the graph is not drawn: {error}"
-            log.warning("claimcheck: %s", self.graph_note)
+            log.info("claimcheck: %s", self.graph_note)
             return
         self.graphs = dict(zip(sources, drawings, strict=True))
 

@@ -161,9 +161,9 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         return []
 
     def _report_problems(self, index: SiteIndex) -> None:
-        """Cards that did not load; errored or stale claims (warnings when strict)."""
+        """Cards that did not load (info); errored or stale claims (warnings when strict)."""
         for error in index.wiki.load_errors:
-            log.warning("claimcheck: card not loaded: %s", error.one_line())
+            log.info("claimcheck: card not loaded (lint reports it): %s", error.one_line())
         report = log.warning if self.config.strict_verdicts else log.debug
         for claim in index.claims():
             if claim.needs_attention:
@@ -205,7 +205,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             return html
         removed = unsafe_markup(html)
         if removed:
-            log.warning("claimcheck: %s: removed unsafe HTML: %s", page.file.src_uri,
+            log.info("claimcheck: %s: removed unsafe HTML: %s", page.file.src_uri,
                         ", ".join(removed[:5]))
         html = clean_page_html(html)
         state = self.pages.get(page.file.src_uri)

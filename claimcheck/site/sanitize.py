@@ -19,8 +19,7 @@ in ``docs/site.md``:
   titles, table-of-contents entries and navigation sections keep no markup
   (:func:`clean_fragment`).
 
-``unsafe_markup`` names what the sanitiser is about to remove, so the build can warn about it
-(``--strict`` then fails a pull request that tries).
+``unsafe_markup`` names what the sanitiser is about to remove, so the build log can say so.
 """
 
 from __future__ import annotations

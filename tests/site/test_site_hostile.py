@@ -156,7 +156,7 @@ def test_malformed_citation_fails_a_strict_build(tmp_path: Path,
 def test_titles_are_text_whatever_their_yaml_type(tmp_path: Path) -> None:
     project = copy_fixture("minisite", tmp_path)
     (project / "wiki" / "plain-meta.md").write_text(PLAIN_WITH_META, encoding="utf-8")
-    site = build_site(project, strict=False)
+    site = build_site(project)
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert "<img src=x onerror" not in html and "<script>window" not in html, page
@@ -168,7 +168,7 @@ def test_titles_are_text_whatever_their_yaml_type(tmp_path: Path) -> None:
 
 def test_the_hostile_site_holds_no_active_markup_or_machine_path(tmp_path: Path) -> None:
     project = build_hostile_project(tmp_path)
-    site = build_site(project, strict=False)
+    site = build_site(project)
     text = _site_text(site)
     assert str(project) not in text and str(tmp_path) not in text
     assert "/home/runner" not in text and "…/data/mnist.npz" in text
