@@ -24,7 +24,7 @@ from claimcheck.cards import PaperCard
 from claimcheck.findings import Finding, Level
 from claimcheck.loader import LoadedCard
 from claimcheck.sources.checker import QuoteChecker
-from claimcheck.sources.quotes import QuoteCheck, QuoteState
+from claimcheck.sources.outcome import QuoteCheck, QuoteState
 
 __all__ = ["source_findings"]
 

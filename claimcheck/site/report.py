@@ -18,7 +18,13 @@ from claimcheck.config import ProjectConfig, load_config
 from claimcheck.errors import ClaimcheckError, UsageError
 from claimcheck.exitcodes import ExitCode
 from claimcheck.identifiers import paper_label
-from claimcheck.site.render import Renderer, SourceHref, papers_summary, tiers_summary
+from claimcheck.site.render import (
+    Renderer,
+    SourceHref,
+    bases_summary,
+    papers_summary,
+    tiers_summary,
+)
 from claimcheck.site.siteindex import build_index
 from claimcheck.site.views import ClaimView, SourceLink, tally
 
@@ -94,6 +100,12 @@ def markdown_report(
         for claim in claims
         if claim.stale
     ] or ["None."]
+    lines += ["", "## Per basis (what each verdict is evidence of)", "",
+              "| basis | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {basis} | {c.verified} | {c.contradicted} | {c.unverified} | {c.stale} |"
+        for basis, c in bases_summary(claims)
+    ]
     lines += ["", "## Per tier", "", "| tier | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
     lines += [
         f"| {tier} | {c.verified} | {c.contradicted} | {c.unverified} | {c.stale} |"
@@ -104,8 +116,8 @@ def markdown_report(
             "",
             f"## {escape_markdown(paper.title)} ({escape_markdown(paper_label(paper.arxiv))})",
             "",
-            "| claim | locator | statement | check | expected | measured | verdict | run |",
-            "|---|---|---|---|---|---|---|---|",
+            "| claim | locator | statement | check | expected | measured | verdict | basis | run |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for claim in claims:
             if claim.arxiv != paper.arxiv:
@@ -114,10 +126,15 @@ def markdown_report(
             href = source_href(claim.check_source)
             if href:
                 check = f"[{check}]({href})"
+            statement = escape_markdown(claim.statement)
+            if claim.about.quote:
+                statement += f"<br>quote: “{escape_markdown(claim.about.quote)}”"
+                if claim.about.quote_note:
+                    statement += f" ({escape_markdown(claim.about.quote_note)})"
             cells = [
-                f"`{claim.claim_id}`", escape_markdown(claim.locators),
-                escape_markdown(claim.statement), check, escape_markdown(claim.expected),
-                escape_markdown(claim.measured), _verdict_cell(claim), claim.run_date,
+                f"`{claim.claim_id}`", escape_markdown(claim.locators), statement, check,
+                escape_markdown(claim.expected), escape_markdown(claim.measured),
+                _verdict_cell(claim), claim.about.basis or "not stated", claim.run_date,
             ]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

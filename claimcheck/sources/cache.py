@@ -26,13 +26,14 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.cards import PaperCard, SourceKind
 from claimcheck.config import ProjectConfig
 from claimcheck.provenance import now_iso
-from claimcheck.sources.latex import SourceFormatError, read_source
-from claimcheck.sources.quotes import SourceIndex
+
+if TYPE_CHECKING:
+    from claimcheck.sources.quotes import SourceIndex
 
 __all__ = ["CachedSource", "SourceCache", "cache_folder"]
 
@@ -160,6 +161,9 @@ _INDEXES: dict[str, tuple[SourceIndex | None, str]] = {}
 
 def _index(digest: str, data: bytes) -> tuple[SourceIndex | None, str]:
     """The locator index of a source, built once per process and hash."""
+    from claimcheck.sources.latex import SourceFormatError, read_source
+    from claimcheck.sources.quotes import SourceIndex
+
     if digest not in _INDEXES:
         if len(_INDEXES) >= 32:
             _INDEXES.pop(next(iter(_INDEXES)))

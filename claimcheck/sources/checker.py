@@ -24,7 +24,7 @@ from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.locators import Locator, LocatorError, parse_locator
 from claimcheck.sources.cache import CachedSource, SourceCache
-from claimcheck.sources.quotes import QuoteCheck, QuoteState, check_quote
+from claimcheck.sources.outcome import QuoteCheck, QuoteState
 
 __all__ = ["QuoteChecker", "TextualVerdict", "is_textual"]
 
@@ -79,6 +79,8 @@ class QuoteChecker:
                 f"{card.paper_key}` (add --pin to pin it)")
 
     def _check(self, card: PaperCard, quote: str, locators: list[Locator]) -> QuoteCheck:
+        from claimcheck.sources.quotes import check_quote  # the LaTeX machinery, when needed
+
         found = self.source(card)
         index = found.index if found is not None else None
         return check_quote(index, quote, locators, self.why_missing(card))

@@ -19,11 +19,10 @@ by :meth:`SourceIndex.missing` whether or not the claim has a quote.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
 
 from claimcheck.locators import Locator, LocatorKind
 from claimcheck.sources.latex import LatexProject, flatten
+from claimcheck.sources.outcome import QuoteCheck, QuoteState
 from claimcheck.sources.structure import Region, Structure, build_regions
 from claimcheck.sources.text import CanonicalText, canonical
 
@@ -31,25 +30,6 @@ __all__ = ["QuoteCheck", "QuoteState", "SourceIndex", "check_quote"]
 
 _SPECIFIC = ("equation", "table", "figure", "algorithm")
 _FIRST_PAGE = Locator(LocatorKind.PAGE, ("1",))
-
-
-class QuoteState(str, Enum):
-    """The outcome of checking a quote (see the module docstring)."""
-
-    FOUND = "found"
-    ELSEWHERE = "elsewhere"
-    NOT_FOUND = "not-found"
-    NO_SOURCE = "no-source"
-    UNCHECKABLE = "uncheckable"
-
-
-@dataclass(frozen=True)
-class QuoteCheck:
-    """A quote's state, a one-line message, and a locator to paste (``elsewhere`` only)."""
-
-    state: QuoteState
-    message: str
-    suggestion: str | None = None
 
 
 class SourceIndex:

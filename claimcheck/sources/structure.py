@@ -43,6 +43,7 @@ _SUBFLOATS = {"subfigure", "subtable", "subfloat"}
 _PER_LINE = {"align", "flalign", "alignat", "gather", "eqnarray", "xalignat"}
 _SINGLE = {"equation", "multline"}
 _UNNUMBERED_MATH = {"displaymath", "math"}
+_INTERESTING = re.compile(r"[\\{}$]")
 
 
 @dataclass
@@ -236,6 +237,10 @@ class _Walker:
         self.preamble(text[: self.out.start])
         index = self.out.start
         while index < self.out.end:
+            found = _INTERESTING.search(text, index, self.out.end)
+            if found is None:
+                break
+            index = found.start()
             char = text[index]
             if char == "{":
                 self.depth += 1

@@ -23,6 +23,7 @@ produced it, so a match maps back to a place in the document.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,6 +71,12 @@ _ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u
             "H": "\u030b", "r": "\u030a", "k": "\u0328"}
 _DROPPED_CHARS = set("{}$&~^_\"'`“”„‘’«»") | {"\u00ad"}
 _DASHES = set("-‐‑‒–—―−")
+_ASCII_KEPT = re.compile(r"[^\s{}$&~^_\"'`]+")
+_DASH_RUN = re.compile(r"-{2,}")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+Piece = tuple[str, int, bool]
+"""Text, the input offset it starts at, and whether its characters map to consecutive offsets
+(a run of the input) or all to that one offset (what a command produced)."""
 
 
 @dataclass(frozen=True)
@@ -105,38 +112,38 @@ class _Reader:
         self.text = text
         self.labels = labels
 
-    def read(self, start: int, end: int) -> list[tuple[str, int]]:
+    def read(self, start: int, end: int) -> list[Piece]:
         text = self.text
-        out: list[tuple[str, int]] = []
+        out: list[Piece] = []
         index = start
         while index < end:
-            char = text[index]
-            if char == "\\":
-                index = self.command(index, end, out)
-            else:
-                out.append((char, index))
-                index += 1
+            command = text.find("\\", index, end)
+            if command == -1:
+                out.append((text[index:end], index, True))
+                break
+            if command > index:
+                out.append((text[index:command], index, True))
+            index = self.command(command, end, out)
         return out
 
-    def command(self, index: int, end: int, out: list[tuple[str, int]]) -> int:
+    def command(self, index: int, end: int, out: list[Piece]) -> int:
         text = self.text
         name, after = read_command(text, index)
         if name in SYMBOLS:
-            out.extend((ch, index) for ch in SYMBOLS[name])
+            out.append((SYMBOLS[name], index, False))
             return after
         if name in _ACCENTS and after < end:
             group = read_group(text, after) if text[after] in " {" else None
             letter_at = group[0] if group else after
             if letter_at < end and text[letter_at].isalpha():
-                out.append((text[letter_at] + _ACCENTS[name], letter_at))
+                out.append((text[letter_at] + _ACCENTS[name], letter_at, False))
                 return group[2] if group else letter_at + 1
             return after
         if name in _REFS:
             group = read_group(text, after)
             if group is None:
                 return after
-            shown = self.reference(name, text[group[0] : group[1]])
-            out.extend((ch, index) for ch in shown)
+            out.append((self.reference(name, text[group[0] : group[1]]), index, False))
             return group[2]
         if name in DROPPED:
             return self.drop(name, after)
@@ -173,30 +180,36 @@ class _Reader:
         return ", ".join(shown)
 
 
-def _finish(pieces: list[tuple[str, int]]) -> CanonicalText:
+def _finish(pieces: list[Piece]) -> CanonicalText:
     chars: list[str] = []
     offsets: list[int] = []
-    for piece, offset in pieces:
-        for char in unicodedata.normalize("NFKC", piece).casefold():
-            if char.isspace() or char in _DROPPED_CHARS:
-                continue
-            if char in _DASHES:
-                if chars and chars[-1] == "-":
-                    continue
-                char = "-"
-            chars.append(char)
-            offsets.append(offset)
-    # A thousands separator between digits: 161,824 -> 161824 (both sides alike).
-    keep = [True] * len(chars)
-    for index, char in enumerate(chars):
-        if char != "," or index == 0 or not chars[index - 1].isdigit():
+    for piece, offset, spread in pieces:
+        if spread and piece.isascii():  # the common case, a run of plain text: no per-character
+            for run in _ASCII_KEPT.finditer(piece):  # Unicode work, runs kept in one step
+                chars.append(run[0].lower())
+                offsets.extend(range(offset + run.start(), offset + run.end()))
             continue
-        following = chars[index + 1 : index + 5]
-        if len(following) >= 3 and all(c.isdigit() for c in following[:3]) and (
-            len(following) == 3 or not following[3].isdigit()
-        ):
-            keep[index] = False
-    return CanonicalText(
-        "".join(c for c, k in zip(chars, keep, strict=True) if k),
-        tuple(o for o, k in zip(offsets, keep, strict=True) if k),
-    )
+        for position, raw in enumerate(piece):
+            where = offset + position if spread else offset
+            for char in unicodedata.normalize("NFKC", raw).casefold():
+                if char.isspace() or char in _DROPPED_CHARS:
+                    continue
+                chars.append("-" if char in _DASHES else char)
+                offsets.append(where)
+    text = "".join(chars)
+    # A run of dashes reads as one; a thousands separator between digits goes (161,824 ->
+    # 161824), on both sides alike.
+    dropped = {i for m in _DASH_RUN.finditer(text) for i in range(m.start() + 1, m.end())}
+    dropped.update(m.start() for m in _THOUSANDS.finditer(text))
+    if not dropped:
+        return CanonicalText(text, tuple(offsets))
+    runs: list[str] = []
+    kept: list[int] = []
+    previous = 0
+    for index in sorted(dropped):
+        runs.append(text[previous:index])
+        kept.extend(offsets[previous:index])
+        previous = index + 1
+    runs.append(text[previous:])
+    kept.extend(offsets[previous:])
+    return CanonicalText("".join(runs), tuple(kept))

@@ -3,6 +3,7 @@ HTTP server standing in for arXiv, Crossref and OpenReview."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 import threading
@@ -28,14 +29,15 @@ def fixture_project() -> LatexProject:
 def fixture_eprint() -> bytes:
     """The fixture paper packed as arXiv packs an e-print: a gzipped tar."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
         for path in sorted(FIXTURE.rglob("*")):
             if path.is_file():
                 info = archive.gettarinfo(str(path), arcname=path.relative_to(FIXTURE).as_posix())
-                info.mtime = 0
+                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+                info.mode = 0o644
                 with path.open("rb") as handle:
                     archive.addfile(info, handle)
-    return buffer.getvalue()
+    return gzip.compress(buffer.getvalue(), mtime=0)  # the same bytes on every call
 
 
 def fixture_index() -> SourceIndex:
