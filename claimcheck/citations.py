@@ -94,7 +94,7 @@ class Citation:
     @property
     def paper_key(self) -> str:
         """The cited paper's wiki key: ``2101.12491``, ``doi:10.1038/...`` (lower case)."""
-        return PaperId(self.scheme, self.id).key
+        return self.id if self.scheme == "arxiv" else PaperId(self.scheme, self.id).key
 
     @property
     def end_col(self) -> int:

@@ -24,6 +24,7 @@ pasted instead of an id, a ``doi:``/``arXiv:`` prefix, a version in a card's ``a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -205,6 +206,7 @@ def paper_link(key: str) -> str:
         return "#"
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_paper_key(text: str) -> PaperId:
     """``2101.12491``, ``doi:10.1/x``, ``openreview:ID`` or ``url:slug`` as a :class:`PaperId`.
 

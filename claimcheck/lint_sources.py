@@ -66,8 +66,10 @@ def source_findings(
                 yield Finding(_LEVELS[check.state], loaded.display_path, line, col,
                               _message(check, f"claim '{claim.id}'"), "quote")
     for citation in loaded.citations:
+        if citation.quote is None:
+            continue
         paper = papers.get(citation.paper_key)
-        if citation.quote is None or paper is None or not isinstance(paper.card, PaperCard):
+        if paper is None or not isinstance(paper.card, PaperCard):
             continue
         check = quotes.citation_quote(paper.card, citation)
         if check is None:
