@@ -23,9 +23,12 @@ from claimcheck.checks.api import (
     CheckContext,
     DataUnavailable,
     Evidence,
+    EvidenceError,
     Fidelity,
     builtin_kinds,
     get_builtin,
+    normalise_evidence,
+    plain_value,
     register_check,
     unknown_kind_message,
 )
@@ -47,7 +50,16 @@ from claimcheck.errors import (
 )
 from claimcheck.loader import LoadedCard, load_card
 from claimcheck.locators import Locator, LocatorError, LocatorKind, parse_locator
-from claimcheck.verdict import Judgement, Verdict, describe_expect, format_value, judge, unverified
+from claimcheck.markers import Role, claim_check, model_factory, timing_factory, trainer
+from claimcheck.verdict import (
+    Judgement,
+    Verdict,
+    describe_expect,
+    format_value,
+    judge,
+    unverified,
+    within,
+)
 from claimcheck.wiki import ClaimRef, Wiki, card_files, is_card, load_cards, load_wiki
 
 __all__ = [
@@ -67,6 +79,7 @@ __all__ = [
     "ConfigError",
     "DataUnavailable",
     "Evidence",
+    "EvidenceError",
     "Expect",
     "Fidelity",
     "Judgement",
@@ -77,6 +90,7 @@ __all__ = [
     "PaperCard",
     "ProjectConfig",
     "Resources",
+    "Role",
     "SourceKind",
     "SourcePin",
     "Status",
@@ -88,6 +102,7 @@ __all__ = [
     "__version__",
     "builtin_kinds",
     "card_files",
+    "claim_check",
     "describe_expect",
     "format_value",
     "get_builtin",
@@ -97,10 +112,16 @@ __all__ = [
     "load_cards",
     "load_config",
     "load_wiki",
+    "model_factory",
+    "normalise_evidence",
     "parse_citation",
     "parse_locator",
+    "plain_value",
     "register_check",
     "scan_citations",
+    "timing_factory",
+    "trainer",
     "unknown_kind_message",
     "unverified",
+    "within",
 ]

@@ -24,8 +24,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 __all__ = [
-    "CLAIM_ID_PATTERN", "MAX_QUOTE_LENGTH", "Basis", "Claim", "Expect", "Number", "Resources",
-    "Tier",
+    "CLAIM_ID_PATTERN", "MAX_QUOTE_LENGTH", "Basis", "Claim", "EnvironmentPart", "Expect",
+    "Number", "Resources", "Tier",
 ]
 
 CLAIM_ID_PATTERN = r"^[a-z0-9]+([-_][a-z0-9]+)*$"
@@ -114,6 +114,10 @@ class Resources(Strict):
     memory_gb: Annotated[Number, Field(gt=0)] | None = None
 
 
+EnvironmentPart = Literal["torch", "python", "platform", "environment"]
+"""What ``rerun_on`` may name: a part of the recorded environment, or all of it."""
+
+
 class Claim(Strict):
     """One checkable statement of a paper, at a locator of that paper.
 
@@ -121,7 +125,10 @@ class Claim(Strict):
     unambiguous, :func:`claimcheck.basis.claim_basis`). ``quote`` is a short verbatim passage of
     the paper inside the claim's locator; a ``textual`` claim has no check and is decided by its
     quote alone. ``secondary_source`` names the source that the locator or figure rests on when
-    it is not the paper itself.
+    it is not the paper itself. ``rerun_on`` lists parts of the environment (``torch``,
+    ``python``, ``platform``, or ``environment`` for all three) whose change makes the stored
+    result stale: a timing ratio measured under another torch is not evidence about this one.
+    Without it, the environment is provenance only, shown as a difference.
     """
 
     id: Annotated[StrictStr, Field(pattern=CLAIM_ID_PATTERN)]
@@ -137,6 +144,7 @@ class Claim(Strict):
     accept_proxy: StrictBool = False
     tier: Annotated[Tier, Field(strict=False)] | None = None
     resources: Resources | None = None
+    rerun_on: list[EnvironmentPart] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check_or_reason(self) -> Claim:

@@ -3,6 +3,12 @@
 The project root is the nearest folder, from the given path upwards, whose ``pyproject.toml``
 has a ``[tool.claimcheck]`` table. Content code (``models/``) is found relative to that root,
 the way pytest finds ``conftest.py``; it is never installed.
+
+``import_roots`` (default ``["models"]``) lists the *content packages* a card may reach: a folder
+with an ``__init__.py`` is a package, named by its folder, whose parent goes on ``sys.path``
+(``models`` makes ``models.checks.x:f`` reachable, and nothing outside ``models``). A folder
+without one (the legacy ``"."``, or ``"src"``) is a source folder: every package under it is
+content. Either way a card names only functions marked for it (:mod:`claimcheck.markers`).
 """
 
 from __future__ import annotations
@@ -14,6 +20,32 @@ from pathlib import Path
 import tomllib
 
 from claimcheck.errors import ConfigError
+
+DEFAULT_IMPORT_ROOTS = ("models",)
+
+
+@dataclass(frozen=True)
+class ModuleRoot:
+    """Where card-named modules are looked up: ``base`` goes on ``sys.path``; with ``package``
+    set, only modules of that top-level package count (and they must lie inside ``folder``)."""
+
+    base: Path
+    package: str | None
+    folder: Path
+
+    @classmethod
+    def of(cls, folder: Path) -> ModuleRoot:
+        """The root a configured folder stands for (see the module docstring)."""
+        if folder.name.isidentifier() and (
+            (folder / "__init__.py").is_file() or not folder.exists()
+        ):
+            return cls(folder.parent, folder.name, folder)
+        return cls(folder, None, folder)
+
+    def admits(self, module: str) -> bool:
+        """Whether dotted ``module`` belongs to this root's package (any, for a source folder)."""
+        return self.package is None or module.split(".")[0] == self.package
+
 
 _KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources"}
 
@@ -37,12 +69,24 @@ class ProjectConfig:
         except ValueError:
             return str(path)
 
+    @property
+    def module_roots(self) -> tuple[ModuleRoot, ...]:
+        """The import roots as :class:`ModuleRoot` values."""
+        return tuple(ModuleRoot.of(folder) for folder in self.import_roots)
+
+    def content_names(self) -> str:
+        """``models`` (or ``models, extras``): the import roots as messages name them."""
+        return ", ".join(
+            root.package or (self.relative(root.folder) + "/") for root in self.module_roots
+        )
+
     def activate_import_roots(self) -> None:
-        """Put the import roots first on ``sys.path`` so ``models.*`` resolves to this project."""
-        for root in reversed(self.import_roots):
-            text = str(root)
-            if text not in sys.path:
-                sys.path.insert(0, text)
+        """Put the import roots' bases first on ``sys.path`` so ``models.*`` is this project's."""
+        for root in reversed(self.module_roots):
+            text = str(root.base)
+            if text in sys.path:
+                sys.path.remove(text)
+            sys.path.insert(0, text)
 
 
 def find_root(start: Path) -> Path | None:
@@ -102,7 +146,7 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
             raise ConfigError(f"[tool.claimcheck] {key} must be a string", where)
         return value
 
-    roots_value = table.get("import_roots", ["."])
+    roots_value = table.get("import_roots", list(DEFAULT_IMPORT_ROOTS))
     if not isinstance(roots_value, list) or not all(isinstance(r, str) for r in roots_value):
         raise ConfigError("[tool.claimcheck] import_roots must be a list of strings", where)
     roots = tuple((root / r).resolve() for r in roots_value)

@@ -1,16 +1,17 @@
 """Where checks run: the :class:`Executor` interface and the local process pool.
 
-Every check runs in a worker process, so that a check that hangs or kills its own process costs
-only its own verdict ("timed out after 120 s", "worker died (signal SIGKILL)"). The interface is
-small on purpose: a cluster backend (issue 8, Ray) implements :meth:`Executor.run` for the same
-:class:`Task` and :class:`Outcome` values and nothing else changes. Executors never write the
-results store; the caller, the single writer, does.
+Every check runs in a process of its own, forked for it by a worker (:mod:`claimcheck.worker`),
+so that a check that hangs, kills its process or changes global state costs only its own verdict
+("timed out after 120 s", "worker died (signal SIGKILL)"). The interface is small on purpose: a
+cluster backend (issue 8, Ray) implements :meth:`Executor.run` for the same :class:`Task` and
+:class:`Outcome` values and nothing else changes. Executors never write the results store; the
+caller, the single writer, does.
 
 Workers talk to the parent over one pipe each (no shared queue, so a worker killed mid-message
-cannot wedge the others): ``("start", key)``, ``("progress", key, message, fraction)`` and
-``("done", Outcome)``. Before each check a worker lowers its address-space limit
-(:mod:`claimcheck.limits`: ``CLAIMCHECK_MEMORY_LIMIT_GB`` or the claim's ``resources.memory_gb``;
-none on a GPU), so a check that allocates without bound fails alone with ``MemoryError``.
+cannot wedge the others): ``("start", key, pid)``, ``("progress", key, message, fraction)`` and
+``("done", Outcome)``. A worker enforces its task's timeout itself; the parent keeps a later
+deadline of its own (:data:`WORKER_GRACE_S`) for a worker that stops answering, and on timeout,
+Ctrl-C or shutdown kills the worker and the check's whole process group.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import multiprocessing
 import os
 import signal
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,13 +29,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Protocol
 
-from claimcheck.checks.api import CheckContext, DataUnavailable, Evidence
-from claimcheck.limits import (
-    MemoryLimitError,
-    apply_memory_limit,
-    memory_limit_bytes,
-    memory_limit_for_device,
-)
+from claimcheck import processes
+from claimcheck.checks.api import Evidence
 
 
 @dataclass(frozen=True)
@@ -60,7 +55,8 @@ class Outcome:
     """What became of a task: evidence, or the reason there is none.
 
     ``errored`` is true when the check raised, timed out or killed its worker (exit code 1); a
-    check that raised :class:`DataUnavailable` has no evidence but did not err.
+    check that raised :class:`~claimcheck.checks.api.DataUnavailable` has no evidence but did not
+    err. ``output`` is what the check printed (bounded); ``device`` the one it ran on.
     """
 
     key: str
@@ -69,6 +65,8 @@ class Outcome:
     error: str | None = None
     errored: bool = False
     duration_s: float = 0.0
+    output: str = ""
+    device: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +81,8 @@ class TaskEvent:
 Listener = Callable[[TaskEvent], None]
 STARTUP_TIMEOUT_S = 600.0
 """How long a fresh worker may take to import torch and report a task started."""
+WORKER_GRACE_S = 60.0
+"""How long past a task's own timeout the parent waits for its worker to report it."""
 
 
 class Executor(Protocol):
@@ -105,90 +105,6 @@ def describe_exit(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def run_task(task: Task, send: Callable[[tuple[Any, ...]], None]) -> Outcome:
-    """Run one task in this process; exceptions become an :class:`Outcome`, never escape."""
-    from claimcheck.checks.resolve import resolve_check
-    from claimcheck.config import load_config
-
-    start = time.perf_counter()
-    last_sent = 0.0
-
-    def progress(message: str, fraction: float | None = None) -> None:
-        nonlocal last_sent
-        now = time.perf_counter()
-        if now - last_sent >= 0.05 or fraction == 1.0:
-            last_sent = now
-            send(("progress", task.key, str(message), fraction))
-
-    try:
-        _seed(task.seed)
-        config = load_config(task.root)
-        check = resolve_check(task.check, config)
-        task.scratch.mkdir(parents=True, exist_ok=True)
-        context = CheckContext(
-            args=task.args, device=task.device, budget=task.budget, seed=task.seed,
-            scratch=task.scratch, root=config.root, config=config, progress=progress,
-        )
-        evidence = check.function(context)
-        if not isinstance(evidence, Evidence):
-            raise TypeError(f"check returned {type(evidence).__name__}, not Evidence")
-        return Outcome(task.key, evidence, duration_s=time.perf_counter() - start)
-    except DataUnavailable as exc:
-        reason = str(exc) or "data unavailable"
-        return Outcome(task.key, None, reason, duration_s=time.perf_counter() - start)
-    except BaseException as exc:  # a check's failure (even SystemExit) is a verdict, not a crash
-        message = " ".join(str(exc).split()) or "(no message)"
-        return Outcome(
-            task.key, None, f"check raised {type(exc).__name__}: {message}",
-            error=traceback.format_exc(), errored=True, duration_s=time.perf_counter() - start,
-        )
-
-
-def _seed(seed: int) -> None:
-    import random
-
-    random.seed(seed)
-    try:
-        import numpy
-        import torch
-    except ImportError:
-        return
-    numpy.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def _worker_main(connection: Connection, threads: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(variable, str(threads))
-    try:
-        import torch
-
-        torch.set_num_threads(threads)
-    except ImportError:
-        pass
-    while True:
-        task = connection.recv()
-        if task is None:
-            return
-        connection.send(("start", task.key))
-        try:
-            _limit_memory(task)
-        except MemoryLimitError as exc:
-            outcome = Outcome(task.key, None, f"bad memory limit: {exc}", error=str(exc),
-                              errored=True)
-        else:
-            outcome = run_task(task, connection.send)
-        connection.send(("done", outcome))
-
-
-def _limit_memory(task: Task) -> None:
-    """Cap this worker's address space for ``task`` (see :mod:`claimcheck.limits`)."""
-    memory_gb = (task.resources or {}).get("memory_gb")
-    limit = memory_limit_for_device(task.device, memory_limit_bytes(memory_gb))
-    apply_memory_limit(limit)
-
-
 @dataclass
 class _Slot:
     process: BaseProcess
@@ -196,14 +112,16 @@ class _Slot:
     task: Task | None = None
     sent: float = 0.0
     started: float | None = None  # when the worker reported the task started
+    child: int | None = None  # the pid (and process group) of the task's own process
 
     def deadline(self) -> float | None:
-        """When the running task times out (a task still waiting on worker start-up: later)."""
+        """When the parent gives up on the worker (its own timeout comes first)."""
         if self.task is None:
             return None
         if self.started is None:
             return self.sent + STARTUP_TIMEOUT_S
-        return None if self.task.timeout_s is None else self.started + self.task.timeout_s
+        timeout = self.task.timeout_s
+        return None if timeout is None else self.started + timeout + WORKER_GRACE_S
 
 
 def default_start_method() -> str:
@@ -216,10 +134,11 @@ def default_start_method() -> str:
 class LocalExecutor:
     """A pool of ``jobs`` worker processes on this machine.
 
-    A worker is reused for the next task while it stays healthy, and replaced after a timeout
-    or a death. A task's timeout counts from the moment its worker starts it, so a worker's
-    start-up (spawning, importing torch) never eats into a check's time.
-    torch threads per worker default to the CPU count divided by ``jobs``.
+    A worker is reused for the next task while it stays healthy (each task still gets a fresh
+    process of its own), and replaced when it stops answering or dies. A task's timeout counts
+    from the moment its worker starts it, so a worker's start-up (spawning, importing torch)
+    never eats into a check's time. torch threads per worker default to the CPU count divided
+    by ``jobs``.
     """
 
     jobs: int = 1
@@ -234,7 +153,7 @@ class LocalExecutor:
         context = multiprocessing.get_context(self.start_method)
         if self.start_method == "forkserver":
             # Importing torch does not initialise CUDA, so forked workers may still use it.
-            context.set_forkserver_preload(["claimcheck.executor", "torch"])
+            context.set_forkserver_preload(["claimcheck.worker", "torch"])
         threads = self.threads or max(1, (os.cpu_count() or 1) // self.jobs)
         waiting = deque(tasks)
         try:
@@ -252,9 +171,11 @@ class LocalExecutor:
                 return slot
         if len(self._slots) >= self.jobs:
             return None
+        from claimcheck.worker import serve
+
         parent, child = context.Pipe()
         process = context.Process(
-            target=_worker_main, args=(child, threads), name="claimcheck-worker", daemon=True
+            target=serve, args=(child, threads), name="claimcheck-worker", daemon=True
         )
         process.start()
         child.close()
@@ -281,7 +202,7 @@ class LocalExecutor:
                 if slot.started is None:
                     reason = f"worker did not start within {STARTUP_TIMEOUT_S:g} s"
                 else:
-                    reason = f"timed out after {task.timeout_s:g} s"
+                    reason = f"timed out after {task.timeout_s:g} s (the worker stopped answering)"
                 yield self._fail(slot, task, reason)
             elif not slot.process.is_alive() and not slot.connection.poll():
                 died = f"worker died ({describe_exit(slot.process.exitcode)})"
@@ -296,11 +217,12 @@ class LocalExecutor:
                 died = f"worker died ({describe_exit(slot.process.exitcode)})"
                 return self._fail(slot, task, died)
             if message[0] == "done":
-                slot.task = None
+                slot.task, slot.child = None, None
                 outcome: Outcome = message[1]
                 return outcome
             if message[0] == "start":
                 slot.started = time.monotonic()
+                slot.child = message[2] if len(message) > 2 else None
                 listener(TaskEvent(message[1], "started"))
             else:
                 listener(TaskEvent(message[1], message[2], message[3]))
@@ -315,12 +237,16 @@ class LocalExecutor:
 
     @staticmethod
     def _stop(slot: _Slot) -> None:
+        """Stop a worker: SIGTERM lets it kill its task's process group and every descendant;
+        a worker that does not go in time is killed, and the task's group with it."""
         if slot.process.is_alive():
             slot.process.terminate()
             slot.process.join(timeout=2.0)
         if slot.process.is_alive():
             slot.process.kill()
             slot.process.join(timeout=2.0)
+        if slot.child is not None:
+            processes.kill_group(slot.child)
         slot.connection.close()
 
     def _shutdown(self) -> None:

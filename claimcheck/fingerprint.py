@@ -7,11 +7,15 @@ A fingerprint is the sha256 of canonical JSON (sorted keys, compact separators, 
   - a custom check (``module.path:function``): its module, the packages above it, and every
     project module it imports transitively (:func:`claimcheck.references.local_imports`);
   - a built-in kind: the ``claimcheck/checks/*.py`` module that registers it (and nested kinds of
-    ``ratio``), every ``module:attr`` string inside ``args`` resolved the same way as a custom
-    check, and for ``params``/``shapes``/``train`` the configured ``model_factory`` (and for
-    ``train`` the ``trainer``) with their local imports; registry names reach the model files
-    through the factory module's imports;
-* the claimcheck version and torch's major.minor version, read from package metadata.
+    ``ratio``), every function its args name (:func:`claimcheck.trust.callable_slots`) resolved
+    the same way as a custom check, and for ``params``/``shapes``/``train`` the configured
+    ``model_factory`` (and for ``train`` the ``trainer``) with their local imports; registry
+    names reach the model files through the factory module's imports;
+* the claimcheck version.
+
+The environment (torch version, device, platform) is *not* covered: it is provenance, stored with
+each result and shown as a difference (:mod:`claimcheck.provenance`); a claim that must re-run
+when it changes says so with ``rerun_on``.
 
 The tool stands for itself through its version: files of the ``claimcheck`` package reached by a
 project module's imports (``from claimcheck.checks.api import Evidence``) are left out, so that
@@ -26,7 +30,6 @@ still defined (and changes once the reference is fixed).
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -34,36 +37,22 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck._version import __version__
 from claimcheck.cards import Claim
-from claimcheck.config import ProjectConfig
+from claimcheck.config import ModuleRoot, ProjectConfig
 from claimcheck.errors import CheckReferenceError
-from claimcheck.references import (
-    SourceIndex,
-    imported_files,
-    is_reference,
-    local_imports,
-    parse_reference,
-    resolve_reference,
-)
+from claimcheck.markers import Role
+from claimcheck.references import SourceIndex, imported_files, is_reference, local_imports
+from claimcheck.trust import callable_slots, resolve_reference
 
 if TYPE_CHECKING:
     from claimcheck.wiki import ClaimRef
 
-MODEL_KINDS = frozenset({"params", "shapes", "train"})
+MODEL_KINDS = frozenset({"params", "shapes", "flops", "train"})
 TOOL_FOLDER = Path(__file__).resolve().parent  # the claimcheck package, found without imports
 
 
 def canonical_json(data: Any) -> str:
     """The one JSON text of ``data`` that is hashed: sorted keys, no spaces, UTF-8 kept."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def torch_minor() -> str | None:
-    """``"2.13"`` from the installed torch's metadata (torch is not imported), or ``None``."""
-    try:
-        version = importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return ".".join(version.split("+")[0].split(".")[:2])
 
 
 def claim_fingerprint(ref: ClaimRef, config: ProjectConfig) -> str:
@@ -86,10 +75,9 @@ class Fingerprinter:
     def __init__(self, config: ProjectConfig, cache_dir: Path | None = None) -> None:
         self.config = config
         self.index = SourceIndex(cache_dir / "sources.json" if cache_dir else None)
-        self._torch = torch_minor()
         self._digests: dict[Path, str] = {}
         self._labels: dict[Path, str] = {}
-        self._references: dict[str, tuple[frozenset[Path], str | None]] = {}
+        self._references: dict[tuple[str, Role | None], tuple[frozenset[Path], str | None]] = {}
         self._kinds: dict[str, Path] | None = None
         self.tool_folder = TOOL_FOLDER
 
@@ -118,7 +106,6 @@ class Fingerprinter:
             "sources": {self._label(path): self._digest(path) for path in sorted(files)},
             "problems": sorted(set(problems)),
             "claimcheck": __version__,
-            "torch": self._torch,
         }
 
     def save(self) -> None:
@@ -129,8 +116,9 @@ class Fingerprinter:
         check = claim.check
         if check is None:
             return
+        for slot in callable_slots(check, claim.args):
+            yield self._reference(slot.text, slot.role)
         if is_reference(check):
-            yield self._reference(check)
             return
         kinds = {check, *_nested_kinds(claim.args)}
         for kind in sorted(kinds):
@@ -139,20 +127,19 @@ class Fingerprinter:
                 yield frozenset(), f"unknown check kind {kind!r}"
             else:
                 yield self._builtin_module(module)
-        for text in sorted(set(_reference_strings(claim.args))):
-            yield self._reference(text)
         if kinds & MODEL_KINDS:
-            yield self._reference(self.config.model_factory)
+            yield self._reference(self.config.model_factory, None)
         if "train" in kinds:
-            yield self._reference(self.config.trainer)
+            yield self._reference(self.config.trainer, None)
 
-    def _reference(self, text: str) -> tuple[frozenset[Path], str | None]:
+    def _reference(self, text: str, role: Role | None) -> tuple[frozenset[Path], str | None]:
         """The files behind ``module:function``: its module, parent packages and local imports."""
-        if text not in self._references:
+        key = (text, role)
+        if key not in self._references:
             try:
-                ref = resolve_reference(text, self.config, index=self.index)
+                ref = resolve_reference(text, self.config, role=role, index=self.index)
             except CheckReferenceError as exc:
-                self._references[text] = (frozenset(), exc.message)
+                self._references[key] = (frozenset(), exc.message)
             else:
                 files = {ref.file, *local_imports(ref.file, self.config, index=self.index)}
                 # The tool's own code is covered by its version, not by its sources: a
@@ -161,16 +148,17 @@ class Fingerprinter:
                 parts = ref.module.split(".")
                 for end in range(1, len(parts)):
                     package = self.index.module_file(
-                        ".".join(parts[:end]), self.config.import_roots, self.config.root
+                        ".".join(parts[:end]), self.config.module_roots, self.config.root
                     )
                     if package is not None:
                         files.add(package)
-                self._references[text] = (frozenset(files), None)
-        return self._references[text]
+                self._references[key] = (frozenset(files), None)
+        return self._references[key]
 
     def _builtin_module(self, module: Path) -> tuple[frozenset[Path], str | None]:
         package = module.parent
-        helpers = imported_files(module, (self.tool_folder.parent,), package, index=self.index)
+        tool_root = ModuleRoot(self.tool_folder.parent, self.tool_folder.name, self.tool_folder)
+        helpers = imported_files(module, (tool_root,), package, index=self.index)
         # Modules that register other kinds are those kinds' sources, not this one's helpers.
         other_kinds = set(self._builtin_kinds().values()) - {module}
         return frozenset({module, *(set(helpers) - other_kinds)}), None
@@ -218,14 +206,3 @@ def _nested_kinds(args: Mapping[str, Any]) -> Iterable[str]:
     for value in _walk(args):
         if isinstance(value, Mapping) and isinstance(value.get("kind"), str):
             yield value["kind"]
-
-
-def _reference_strings(args: Mapping[str, Any]) -> Iterable[str]:
-    """Every string inside args that reads as ``module.path:attr``."""
-    for value in _walk(args):
-        if isinstance(value, str) and is_reference(value):
-            try:
-                parse_reference(value)
-            except CheckReferenceError:
-                continue
-            yield value

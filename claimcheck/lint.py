@@ -9,11 +9,14 @@ a card that does not load or validate                        error
 a malformed citation (near-miss, bad id, bad locator)        error
 duplicate slug / duplicate paper card / duplicate claim id   error
 malformed claim locator                                      error
-a check reference that does not resolve (or is untrusted)    error
+a function a card names that the trust boundary refuses       error
+  (``check:``, ``factory:``, ``a:``/``b:``, ``trainer:``; the
+  same message verify gives, see :mod:`claimcheck.trust`)
 an unknown built-in check kind (with "did you mean")         error
 a file that leaves the wiki or is not a regular file          error
 a built-in kind's args that break its model, or name an      error
 unknown model, preset, config field or trainer key
+``nan`` or ``inf`` in an expectation                         error
 a claim's stated basis that does not fit its check          error
 a claim whose basis is missing and cannot be inferred        warning
 a citation of a paper that has no paper card                 warning
@@ -30,12 +33,12 @@ Lint never imports torch or the project's content code: check references are res
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Iterator
 from typing import Any
 
 from claimcheck.basis import basis_problem
-from claimcheck.cards import Claim, ConceptCard, PaperCard
+from claimcheck.cards import Claim, ConceptCard, Expect, PaperCard
 from claimcheck.checks.api import builtin_kinds, unknown_kind_message
 from claimcheck.checks.args import args_problems
 from claimcheck.checks.catalog import model_catalog, trainer_facts
@@ -47,17 +50,16 @@ from claimcheck.lint_sources import source_findings
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage
-from claimcheck.references import is_reference, resolve_reference
+from claimcheck.references import is_reference
 from claimcheck.sources.checker import QuoteChecker
+from claimcheck.trust import CallableSlot, callable_slots, resolve_reference
+from claimcheck.verdict import format_value
 from claimcheck.wiki import Wiki
 
 PLACEHOLDER = "TODO"
 """What ``claimcheck new`` writes where metadata is unknown (kept in step with scaffold.py)."""
 
 __all__ = ["Finding", "Level", "lint_wiki"]
-
-_REFERENCE_VALUE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
 
 def lint_wiki(wiki: Wiki) -> list[Finding]:
     """Every finding of the wiki, sorted by place."""
@@ -146,11 +148,13 @@ def _claim_findings(
                 yield _error(loaded, line, col,
                              f"malformed claim locator {text!r}: {exc.message}{hint}",
                              "claim-locator")
+        yield from _non_finite_expect(loaded, index, claim.expect)
         if claim.check is None:
             continue
+        slots = {slot.path: slot for slot in callable_slots(claim.check, claim.args)}
         line, col = loaded.position("claims", index, "check")
         if is_reference(claim.check):
-            check_errors = list(_reference_error(config, loaded, claim.check, line, col))
+            check_errors = list(_reference_error(config, loaded, slots.pop(("check",)), line, col))
         elif claim.check not in kinds:
             check_errors = [_error(loaded, line, col, unknown_kind_message(claim.check, kinds),
                                    "unknown-kind")]
@@ -160,10 +164,9 @@ def _claim_findings(
         yield from check_errors
         if not check_errors:
             yield from _basis_findings(loaded, index, claim)
-        for key_path, value in _string_values(claim.args):
-            if _REFERENCE_VALUE.match(value):
-                line, col = loaded.position("claims", index, "args", *key_path)
-                yield from _reference_error(config, loaded, value, line, col)
+        for path, slot in slots.items():
+            line, col = loaded.position("claims", index, *path)
+            yield from _reference_error(config, loaded, slot, line, col)
 
 
 def _basis_findings(loaded: LoadedCard, index: int, claim: Claim) -> Iterator[Finding]:
@@ -195,25 +198,31 @@ def _args_findings(
 
 
 def _reference_error(
-    config: ProjectConfig, loaded: LoadedCard, text: str, line: int, col: int
+    config: ProjectConfig, loaded: LoadedCard, slot: CallableSlot, line: int, col: int
 ) -> Iterator[Finding]:
+    """The trust boundary's refusal of one named function, exactly as verify words it."""
     try:
-        resolve_reference(text, config)
+        resolve_reference(slot.text, config, role=slot.role)
     except ClaimcheckError as exc:
         yield _error(loaded, line, col, exc.message, "reference")
 
 
-def _string_values(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[
-    tuple[tuple[str | int, ...], str]
-]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _string_values(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _string_values(item, (*path, index))
+def _non_finite_expect(loaded: LoadedCard, index: int, expect: Expect | None) -> Iterator[Finding]:
+    """``nan`` and ``inf`` in an expectation: no measurement could ever be judged against them."""
+    if expect is None:
+        return
+    for key in sorted(expect.model_fields_set):
+        value = getattr(expect, key)
+        if _has_non_finite(value):
+            line, col = loaded.position("claims", index, "expect", key)
+            yield _error(loaded, line, col, f"expect.{key} is {format_value(value)}: an "
+                         "expectation must be a finite number", "non-finite")
+
+
+def _has_non_finite(value: object) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    return isinstance(value, list) and any(_has_non_finite(item) for item in value)
 
 
 def _papers_field(loaded: LoadedCard, card: ConceptCard) -> Iterator[Finding]:

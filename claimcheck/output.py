@@ -66,6 +66,7 @@ class ClaimRow:
     quote_state: str | None = None
     quote_message: str = ""
     secondary_source: str | None = None
+    environment_note: str = ""
 
     @property
     def errored(self) -> bool:
@@ -269,7 +270,23 @@ def junit_xml(rows: list[ClaimRow]) -> str:
 
 
 def render_status(rows: list[ClaimRow], out: TextIO) -> None:
-    """``claimcheck status`` as text: every claim with its stored verdict and a stale marker."""
+    """``claimcheck status`` as text: every claim with its stored verdict and a stale marker.
+
+    A terminal gets a table; anything else (a pipe, a file, CI) gets one plain line per claim,
+    ``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``, which costs a
+    fraction of the table and greps well.
+    """
+    counts = Counter(row.verdict for row in rows)
+    stale = sum(row.stale for row in rows)
+    summary = ", ".join(f"{counts[v.value]} {v.value}" for v in Verdict)
+    totals = [f"{len(rows)} claim(s): {summary}; {stale} stale"]
+    verified = basis_counts(rows, Verdict.VERIFIED.value)
+    if verified:
+        totals.append(f"verified by basis: {verified}")
+    if not out.isatty():
+        out.writelines(_plain_status_line(row) + "\n" for row in rows)
+        out.writelines(line + "\n" for line in totals)
+        return
     from rich.table import Table
 
     console = _console(out)
@@ -281,16 +298,21 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
         verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
         if row.stale:
             verdict += " [yellow](stale)[/]"
+        reason = row.reason + (f" [dim]({row.environment_note})[/]" if row.environment_note
+                               else "")
         table.add_row(
             row.claim, _basis(row), verdict,
             format_value(row.measured) if row.measured is not None else "-",
-            expected_text(row.expected), row.where(), row.reason,
+            expected_text(row.expected), row.where(), reason,
         )
     console.print(table)
-    counts = Counter(row.verdict for row in rows)
-    stale = sum(row.stale for row in rows)
-    summary = ", ".join(f"{counts[v.value]} {v.value}" for v in Verdict)
-    console.print(f"{len(rows)} claim(s): {summary}; {stale} stale")
-    verified = basis_counts(rows, Verdict.VERIFIED.value)
-    if verified:
-        console.print(f"verified by basis: {verified}")
+    for line in totals:
+        console.print(line)
+
+
+def _plain_status_line(row: ClaimRow) -> str:
+    measured = format_value(row.measured) if row.measured is not None else "-"
+    parts = [row.claim, _basis(row), row.verdict + (" (stale)" if row.stale else ""),
+             f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
+    notes = " ".join("; ".join(note for note in (row.reason, row.environment_note) if note).split())
+    return "  ".join([*parts, notes] if notes else parts)

@@ -1,7 +1,10 @@
 """Provenance of a result: when it ran, in which environment, at which commit.
 
 Stored with every result so that a reader can tell what produced a verdict. Versions are read
-from package metadata, so recording them never imports torch.
+from package metadata, so recording them never imports torch. The environment is provenance, not
+an input of the fingerprint: :func:`environment_changes` words a difference ("ran under torch
+2.13.0, you have 2.14.0") for display, and only a claim's ``rerun_on`` (or verify's
+``--rerun-on-environment``) turns one into staleness.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import datetime as dt
 import importlib.metadata
 import platform
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,22 @@ def environment_info() -> dict[str, str]:
         "claimcheck": __version__,
         "platform": platform.platform(),
     }
+
+
+def environment_changes(
+    recorded: Any, current: dict[str, str], parts: Iterable[str]
+) -> str:
+    """``ran under torch 2.13.0, you have 2.14.0`` for each of ``parts`` that differs between
+    a result's ``recorded`` environment and the ``current`` one (``""``: none, or unknown)."""
+    if not isinstance(recorded, dict):
+        return ""
+    changes = [
+        f"ran under {part} {recorded[part]}, you have {current[part]}"
+        for part in sorted(parts)
+        if isinstance(recorded.get(part), str) and part in current
+        and recorded[part] != current[part]
+    ]
+    return "; ".join(changes)
 
 
 def git_state(root: Path, ignore: Path | None = None) -> dict[str, Any]:

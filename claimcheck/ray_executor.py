@@ -1,12 +1,14 @@
 """Run checks as Ray tasks: the cluster backend of :class:`~claimcheck.executor.Executor` (issue 8).
 
-Each :class:`~claimcheck.executor.Task` becomes one Ray task that calls the same
-:func:`~claimcheck.executor.run_task` as a local worker, so a check sees the same context, seed
-and error handling wherever it runs, and a Ray run gives the same verdicts as a local one.
+Each :class:`~claimcheck.executor.Task` becomes one Ray task that runs the check exactly as a
+local worker does, in a process forked for it alone (:func:`claimcheck.worker.run_isolated`), so
+a check sees the same context, seed, isolation and error handling wherever it runs, and a Ray run
+gives the same verdicts as a local one. A Ray worker process is reused across tasks; what a check
+changes dies with its own process.
 
 * **Resources.** A task asks Ray for the CPUs, GPUs and memory its tier and budget need
-  (:func:`task_resources`); a claim's ``resources:`` mapping overrides them. A task that no node
-  of the cluster can ever hold is not queued forever: it comes back unverified at once.
+  (:func:`~claimcheck.ray_support.task_resources`); a claim's ``resources:`` mapping overrides
+  them. A task that no node of the cluster can ever hold comes back unverified at once.
 * **Single writer.** A worker runs the check in a private scratch folder and returns the
   :class:`~claimcheck.executor.Outcome` together with the folder's files as bytes; the driver
   puts them into the task's scratch path, and the caller alone writes the results store. No
@@ -14,9 +16,11 @@ and error handling wherever it runs, and a Ray run gives the same verdicts as a 
 * **Failures.** Ray re-runs a task whose worker process or node died up to ``system_retries``
   times. If Ray still reports a failure, the driver submits the task afresh, up to ``attempts``
   submissions in all; after that the claim is unverified with the reason and the others go on.
-  A check that *raises* is not retried: that is a deterministic verdict, as in a local run.
-* **Timeouts** count from the moment a worker starts the task (queueing for a GPU is free); an
-  overdue task is cancelled with ``ray.cancel(force=True)``, which kills its worker.
+  A check that raises, or ends its own process, is not retried: that is the check's failure, as
+  in a local run.
+* **Timeouts** count from the moment a worker starts the task (queueing for a GPU is free). The
+  worker enforces them and reports "timed out after N s"; the driver cancels a task that is
+  still running :data:`~claimcheck.executor.WORKER_GRACE_S` later (``ray.cancel(force=True)``).
 * **Progress.** Workers post start and progress messages to a small actor that the driver drains
   between waits and forwards to the same listener as the local pool.
 
@@ -27,210 +31,46 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
-import importlib.util
 import logging
 import os
-import site
 import socket
-import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcheck.errors import CheckReferenceError, UsageError
-from claimcheck.executor import Listener, Outcome, Task, TaskEvent, run_task
+from claimcheck import processes
+from claimcheck.errors import UsageError
+from claimcheck.executor import WORKER_GRACE_S, Listener, Outcome, Task, TaskEvent
+from claimcheck.ray_support import (
+    _SINKS,
+    DEFAULT_ATTEMPTS,
+    DEFAULT_SYSTEM_RETRIES,
+    GIB,
+    Message,
+    _failure_summary,
+    _probe,
+    describe_resources,
+    import_ray,
+    infeasible_reason,
+    missing_ray_message,
+    progress_sink,
+    ray_installed,
+    read_artifacts,
+    task_resources,
+    task_tier,
+    write_artifacts,
+)
+from claimcheck.worker import run_isolated
 
-DEFAULT_SYSTEM_RETRIES = 2
-"""Ray-level re-runs of a task whose worker process or node died (Ray's ``max_retries``)."""
-DEFAULT_ATTEMPTS = 2
-"""Driver-level submissions of a task in all, for failures Ray itself gave up on."""
-GIB = 1024**3
-Message = tuple[Any, ...]
-
-
-def missing_ray_message() -> str:
-    """The one line printed when ``--executor ray`` is asked for without Ray installed."""
-    return "--executor ray needs Ray: pip install 'claimcheck[ray]'"
-
-
-def ray_installed() -> bool:
-    """Whether ``import ray`` would find the real package (without paying for the import).
-
-    A folder named ``ray`` on ``sys.path`` (this repository's ``tests/ray``) is a namespace
-    package with no origin; it does not count.
-    """
-    if "ray" in sys.modules:  # imported already, or blocked with None
-        return getattr(sys.modules["ray"], "__file__", None) is not None
-    spec = importlib.util.find_spec("ray")
-    return spec is not None and spec.origin is not None
-
-
-def import_ray() -> Any:
-    """The ``ray`` module, or a :class:`UsageError` carrying :func:`missing_ray_message`."""
-    if not ray_installed():
-        raise UsageError(missing_ray_message())
-    return importlib.import_module("ray")
-
-
-def task_tier(task: Task) -> str:
-    """The task's tier: its ``tier`` attribute, else the built-in kind's, else ``unit``."""
-    tier = getattr(task, "tier", None)
-    if tier:
-        return str(getattr(tier, "value", tier))
-    if ":" in task.check:
-        return "unit"
-    from claimcheck.checks.api import get_builtin
-
-    try:
-        return get_builtin(task.check).tier.value
-    except CheckReferenceError:
-        return "unit"  # the worker reports the unknown kind as the check's failure
-
-
-def task_resources(
-    tier: str,
-    budget: str,
-    override: Mapping[str, float | None] | None,
-    cluster: Sequence[Mapping[str, float]],
-) -> dict[str, float]:
-    """Ray options (``num_cpus``, ``num_gpus``, ``memory`` in bytes) for one check.
-
-    Defaults: one CPU for ``static``, ``unit`` and ``bench`` checks and for ``train`` at the
-    ``smoke`` budget; two CPUs for ``train`` at ``short`` and ``full``, plus one GPU at ``full``
-    when a node of the ``cluster`` (each node's total resources) has one. A default never asks
-    for more CPUs than the largest node has (a one-CPU local instance still trains). ``override``
-    is a claim's ``resources:`` (``cpus``, ``gpus``, ``memory_gb``): each key it sets wins, and
-    is a demand, never shrunk.
-    """
-    heavy = tier == "train" and budget in ("short", "full")
-    largest = max((node.get("CPU", 0.0) for node in cluster), default=1.0)
-    has_gpus = any(node.get("GPU", 0.0) > 0 for node in cluster)
-    options = {
-        "num_cpus": max(1.0, min(2.0 if heavy else 1.0, largest)),
-        "num_gpus": 1.0 if tier == "train" and budget == "full" and has_gpus else 0.0,
-    }
-    wanted = dict(override or {})
-    cpus, gpus, memory_gb = (wanted.get(key) for key in ("cpus", "gpus", "memory_gb"))
-    if cpus is not None:
-        options["num_cpus"] = float(cpus)
-    if gpus is not None:
-        options["num_gpus"] = float(gpus)
-    if memory_gb is not None:
-        options["memory"] = int(float(memory_gb) * GIB)
-    return options
-
-
-def describe_resources(options: Mapping[str, float]) -> str:
-    """``2 CPUs, 1 GPU, 4 GiB`` for a task's Ray options."""
-    parts = [f"{options['num_cpus']:g} CPU" + ("s" if options["num_cpus"] != 1 else "")]
-    if options.get("num_gpus"):
-        parts.append(f"{options['num_gpus']:g} GPU" + ("s" if options["num_gpus"] != 1 else ""))
-    if options.get("memory"):
-        parts.append(f"{options['memory'] / GIB:g} GiB")
-    return ", ".join(parts)
-
-
-def infeasible_reason(options: Mapping[str, float], nodes: Sequence[Mapping[str, float]]) -> str:
-    """Why no node (``nodes``: each alive node's total resources) can run a task, or ``""``."""
-    for node in nodes:
-        if (node.get("CPU", 0.0) >= options["num_cpus"]
-                and node.get("GPU", 0.0) >= options.get("num_gpus", 0.0)
-                and node.get("memory", float("inf")) >= options.get("memory", 0.0)):
-            return ""
-    return f"no node of the Ray cluster has {describe_resources(options)} for this check"
-
-
-def read_artifacts(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder``, by its POSIX path relative to ``folder``."""
-    if not folder.is_dir():
-        return {}
-    return {
-        path.relative_to(folder).as_posix(): path.read_bytes()
-        for path in sorted(folder.rglob("*")) if path.is_file()
-    }
-
-
-def write_artifacts(files: Mapping[str, bytes], folder: Path) -> None:
-    """Recreate :func:`read_artifacts`' files under ``folder`` (names never leave it)."""
-    base = folder.resolve()
-    for name, data in files.items():
-        target = (folder / name).resolve()
-        if base not in target.parents:
-            raise ValueError(f"artifact name {name!r} leaves the scratch folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-
-
-class ProgressSink:
-    """A Ray actor holding the workers' messages until the driver drains them.
-
-    One sink serves every run of a driver process (an actor costs a worker process to start);
-    each message carries its run's token so that a run never sees another's messages.
-    """
-
-    def __init__(self) -> None:
-        self._messages: list[Message] = []
-
-    def put(self, message: Message) -> None:
-        """Keep one message."""
-        self._messages.append(message)
-
-    def flush(self) -> None:
-        """Nothing: a caller that waits for this knows its earlier messages have arrived (an
-        actor runs one caller's calls in the order they were made)."""
-
-    def drain(self) -> list[Message]:
-        """Every message since the last drain, oldest first."""
-        messages, self._messages = self._messages, []
-        return messages
-
-
-_SINKS: dict[str, Any] = {}
-"""The progress sink of each Ray job (driver connection) of this process, by job id."""
-
-
-def progress_sink(ray: Any) -> Any:
-    """This driver's :class:`ProgressSink` actor, created on first use."""
-    job = str(ray.get_runtime_context().get_job_id())
-    if job not in _SINKS:
-        _SINKS.clear()  # sinks of earlier connections died with them
-        _SINKS[job] = ray.remote(ProgressSink).options(num_cpus=0).remote()
-    return _SINKS[job]
-
-
-@contextlib.contextmanager
-def project_modules_forgotten(root: Path) -> Iterator[None]:
-    """Forget the project modules a task imports, and restore ``sys.path``, when it ends.
-
-    Ray reuses worker processes across tasks, runs and projects: without this, a worker would
-    keep running the check code it imported first even after the file changed.
-    """
-    path_before, modules_before = list(sys.path), set(sys.modules)
-    try:
-        yield
-    finally:
-        roots = [root.resolve()] + [Path(p).resolve() for p in set(sys.path) - set(path_before)]
-        # Installed packages stay, even from a virtual environment inside the project folder.
-        installed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, site.USER_SITE)
-                     if p}
-        sys.path[:] = path_before
-        for name in set(sys.modules) - modules_before:
-            file = getattr(sys.modules.get(name), "__file__", None)
-            if name.partition(".")[0] == "claimcheck" or not file:
-                continue
-            where = Path(file).resolve()
-            if _inside(where, roots) and not _inside(where, installed):
-                del sys.modules[name]
-        importlib.invalidate_caches()
-
-
-def _inside(path: Path, folders: Iterable[Path]) -> bool:
-    return any(folder == path or folder in path.parents for folder in folders)
+__all__ = [
+    "DEFAULT_ATTEMPTS", "DEFAULT_SYSTEM_RETRIES", "GIB", "RayExecutor", "describe_resources",
+    "import_ray", "infeasible_reason", "missing_ray_message", "progress_sink", "ray_installed",
+    "read_artifacts", "run_remote", "task_resources", "task_tier", "write_artifacts",
+]
 
 
 def _warm_up(cpus: float) -> None:
@@ -254,18 +94,20 @@ def run_remote(
     ray = import_ray()
 
     def send(message: Message) -> None:
+        if message[0] == "start":  # announced below, with the attempt, before the fork
+            return
         with contextlib.suppress(Exception):  # progress is best effort; the result is not
             sink.put.remote((token, *message))
 
     _warm_up(cpus)
+    processes.adopt_orphans()  # what a check leaves running is this worker's to kill
     ray.get(sink.put.remote((token, "start", task.key, attempt)))  # before any result exists
     if not task.root.is_dir():
         reason = f"project folder {task.root} not found on node {socket.gethostname()}"
         return Outcome(task.key, None, reason, error=reason, errored=True), {}
     with tempfile.TemporaryDirectory(prefix="claimcheck-ray-") as folder:
         scratch = Path(folder) / "scratch"
-        with project_modules_forgotten(task.root):
-            outcome = run_task(dataclasses.replace(task, scratch=scratch), send)
+        outcome = run_isolated(dataclasses.replace(task, scratch=scratch), send)
         with contextlib.suppress(Exception):  # every progress message lands before the result
             ray.get(sink.flush.remote())
         return outcome, read_artifacts(scratch)
@@ -281,23 +123,10 @@ class _Running:
     announced: bool = False
 
     def overdue(self, now: float) -> bool:
+        """Past the task's timeout and the grace in which its worker reports it itself."""
         timeout = self.task.timeout_s
-        return self.started is not None and timeout is not None and now > self.started + timeout
-
-
-def _probe(address: str, timeout_s: float = 10.0) -> None:
-    """Fail fast on a ``HOST:PORT`` nobody listens on (``ray.init`` would retry for minutes)."""
-    host, _, port = address.rpartition(":")
-    if address == "auto" or "://" in address or not host or not port.isdigit():
-        return
-    with socket.create_connection((host, int(port)), timeout=timeout_s):
-        pass
-
-
-def _failure_summary(error: BaseException) -> str:
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    text = lines[0] if lines else "(no message)"
-    return f"{type(error).__name__}: {text[:200]}"
+        return (self.started is not None and timeout is not None
+                and now > self.started + timeout + WORKER_GRACE_S)
 
 
 @dataclass
@@ -412,7 +241,8 @@ class RayExecutor:
 
     def _step(self, session: _Session, listener: Listener) -> Iterator[Outcome]:
         now = time.monotonic()
-        deadlines = [r.started + r.task.timeout_s for r in session.pending.values()
+        deadlines = [r.started + r.task.timeout_s + WORKER_GRACE_S
+                     for r in session.pending.values()
                      if r.started is not None and r.task.timeout_s is not None]
         pause = max(0.0, min([self.poll_s, *(deadline - now for deadline in deadlines)]))
         ready, _ = session.ray.wait(list(session.pending), num_returns=1, timeout=pause)
@@ -429,7 +259,8 @@ class RayExecutor:
             if running.overdue(now):
                 session.ray.cancel(ref, force=True)
                 del session.pending[ref]
-                reason = f"timed out after {running.task.timeout_s:g} s"
+                reason = (f"timed out after {running.task.timeout_s:g} s (the worker stopped "
+                          "answering)")
                 yield Outcome(running.task.key, None, reason, error=reason, errored=True,
                               duration_s=now - (running.started or running.submitted))
 

@@ -1,11 +1,10 @@
-"""Custom check references (``module.path:function``), resolved from files alone.
+"""References (``module.path:function``) and project modules, found from files alone.
 
-This is the trust boundary of docs/architecture.md and issue 9 §1: cards are data, checks are the
-repository's own code. A reference is accepted only when its module is a ``.py`` file (or a
-package's ``__init__.py``) under one of ``[tool.claimcheck] import_roots`` and inside the project
-root, with symlinks resolved, and when the function is a top-level ``def`` of that file, found with
-:mod:`ast`. Standard-library modules (``os:system``), installed packages (``yaml:safe_load``),
-``..`` and file paths are refused. Nothing is ever imported here.
+This module locates things; :mod:`claimcheck.trust` decides what a card may name. A dotted module
+is looked up under the import roots (:class:`~claimcheck.config.ModuleRoot`), as a ``.py`` file or
+a package's ``__init__.py`` that, with symlinks resolved, lies inside its root and the project.
+:class:`SourceIndex` keeps what :mod:`ast` says about each file (imports, top-level definitions and
+their marker decorators), cached by mtime and size. Nothing is ever imported here.
 
 :func:`local_imports` follows a module's imports statically (``import a.b``, ``from a.b import c``,
 relative imports, and string literals naming a project module such as the targets of
@@ -15,22 +14,19 @@ relative imports, and string literals naming a project module such as the target
 from __future__ import annotations
 
 import ast
-import difflib
-import functools
-import importlib.machinery
 import json
 import os
-import site
-import sys
-import sysconfig
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcheck.config import ProjectConfig
+from claimcheck.config import ModuleRoot, ProjectConfig
 from claimcheck.errors import CheckReferenceError
+from claimcheck.markers import Role
+
+Roots = tuple[ModuleRoot, ...]
 
 
 @dataclass(frozen=True)
@@ -69,78 +65,17 @@ def parse_reference(text: str) -> tuple[str, str]:
 
 
 def resolve_reference(
-    text: str, config: ProjectConfig, *, index: SourceIndex | None = None
+    text: str, config: ProjectConfig, *, role: Role | None = Role.CLAIM_CHECK,
+    index: SourceIndex | None = None,
 ) -> CheckReference:
-    """Locate ``text`` under the import roots without importing it, or explain the refusal.
+    """:func:`claimcheck.trust.resolve_reference`, kept at its documented import path."""
+    from claimcheck.trust import resolve_reference as resolve
 
-    ``index`` caches parsed files (see :class:`SourceIndex`); by default an in-memory one.
-    """
-    index = index or SourceIndex()
-    module, function = parse_reference(text)
-    top = module.split(".")[0]
-    roots_shown = ", ".join(config.relative(root) for root in config.import_roots)
-    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
-        raise CheckReferenceError(
-            f"check reference {text!r} names the standard-library module {top!r}; a check must "
-            f"be a function of the project's own code under the import roots ({roots_shown})"
-        )
-    installed = _installed_origin(top, config.root)
-    if installed is not None:
-        raise CheckReferenceError(
-            f"check reference {text!r} names the installed package {top!r} ({installed}), not "
-            f"the project's own code under the import roots ({roots_shown})"
-        )
-    file = find_module_file(module, config.import_roots, config.root)
-    if file is None:
-        wanted = "/".join(module.split("."))
-        raise CheckReferenceError(
-            f"check reference {text!r}: module {module!r} not found under the import roots "
-            f"({roots_shown}); looked for {wanted}.py and {wanted}/__init__.py"
-        )
-    return CheckReference(module, function, file, _def_line(file, function, config, index))
+    return resolve(text, config, role=role, index=index)
 
 
-@functools.cache
-def _site_dirs() -> list[str]:
-    """Folders that hold installed packages: site-packages (system, user, venv) and the stdlib."""
-    paths = sysconfig.get_paths()
-    dirs = {paths["purelib"], paths["platlib"], paths["stdlib"], site.getusersitepackages()}
-    dirs.update(site.getsitepackages())
-    dirs.update(e for e in sys.path if {"site-packages", "dist-packages"} & set(Path(e).parts))
-    return sorted(dirs)
-
-
-def _installed_origin(top: str, project: Path) -> str | None:
-    """Where ``top`` is installed outside the project, if anywhere (found, never imported).
-
-    Looks in site-packages and the standard library, and asks the finders of editable installs
-    (setuptools' ``__editable__`` hooks).
-    """
-    searches: list[tuple[object, list[str] | None]] = [
-        (importlib.machinery.PathFinder, _site_dirs())
-    ]
-    searches += [
-        (finder, None) for finder in sys.meta_path
-        if type(finder).__module__.startswith("__editable__")
-        or getattr(finder, "__module__", "").startswith("__editable__")
-    ]
-    for finder, paths in searches:
-        find_spec = getattr(finder, "find_spec", None)
-        if find_spec is None:
-            continue
-        try:
-            spec = find_spec(top, paths)
-        except (ImportError, ValueError, OSError):
-            continue
-        if spec is None:
-            continue
-        origin = spec.origin or next(iter(spec.submodule_search_locations or []), None)
-        if origin is None or not _within(Path(origin), project):
-            return str(origin or "installed")
-    return None
-
-
-def _within(path: Path, folder: Path) -> bool:
+def within(path: Path, folder: Path) -> bool:
+    """Whether ``path``, with symlinks resolved, is ``folder`` or lies inside it."""
     try:
         resolved = path.resolve()
     except OSError:
@@ -148,20 +83,22 @@ def _within(path: Path, folder: Path) -> bool:
     return resolved == folder or folder in resolved.parents
 
 
-def find_module_file(module: str, roots: Sequence[Path], boundary: Path) -> Path | None:
-    """The resolved file of dotted ``module`` under the first root that has it.
+def find_module_file(module: str, roots: Sequence[ModuleRoot], boundary: Path) -> Path | None:
+    """The resolved file of dotted ``module`` under the first root that admits and has it.
 
-    Only files that, with symlinks resolved, lie under one of ``roots`` and inside ``boundary``
-    count; anything else is treated as absent.
+    Only files that, with symlinks resolved, lie inside their root's folder and inside
+    ``boundary`` count; anything else is treated as absent.
     """
     parts = module.split(".")
     for root in roots:
-        base = root.joinpath(*parts)
+        if not root.admits(module):
+            continue
+        base = root.base.joinpath(*parts)
         for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
             if not candidate.is_file():
                 continue
             real = candidate.resolve()
-            if _within(real, boundary) and any(_within(real, r) for r in roots):
+            if within(real, boundary) and within(real, root.folder):
                 return real
     return None
 
@@ -177,13 +114,20 @@ class SourceFacts:
     ``from ..x import y`` is ``(2, "x", ("y",))``; a string literal that reads as a dotted module
     name (an ``importlib.import_module`` target) is recorded like ``import``.
     ``defs`` maps top-level names to ``(kind, line)`` with kind ``def``, ``async`` or ``class``;
-    ``registered`` lists the names given to ``@register_check("name", ...)`` decorators.
+    ``markers`` maps top-level function names to the :class:`~claimcheck.markers.Role` values of
+    their marker decorators; ``registered`` lists the names given to
+    ``@register_check("name", ...)`` decorators.
     """
 
     imports: tuple[ImportRecord, ...]
     defs: dict[str, tuple[str, int]]
     error: str | None = None
     registered: tuple[str, ...] = ()
+    markers: dict[str, tuple[str, ...]] | None = None
+
+    def markers_of(self, name: str) -> tuple[str, ...]:
+        """The marker roles written above top-level ``name`` (none for a rebound name)."""
+        return (self.markers or {}).get(name, ())
 
 
 def _facts_of(source: bytes, filename: str) -> SourceFacts:
@@ -206,13 +150,54 @@ def _facts_of(source: bytes, filename: str) -> SourceFacts:
         ):
             imports.append((0, node.value, ()))
     defs: dict[str, tuple[str, int]] = {}
+    markers: dict[str, tuple[str, ...]] = {}
     registered: list[str] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kind = {ast.FunctionDef: "def", ast.AsyncFunctionDef: "async"}.get(type(node), "class")
             defs.setdefault(node.name, (kind, node.lineno))
             registered += [name for name in map(_registered_name, node.decorator_list) if name]
-    return SourceFacts(tuple(dict.fromkeys(imports)), defs, None, tuple(registered))
+            roles = tuple(role for role in map(_marker_role, node.decorator_list) if role)
+            markers[node.name] = roles  # the last binding of a name is the one that runs
+        for rebound in _assigned_names(node):
+            markers.pop(rebound, None)  # ``f = other`` after ``@claim_check def f``: not trusted
+    marked = {name: roles for name, roles in markers.items() if roles}
+    return SourceFacts(tuple(dict.fromkeys(imports)), defs, None, tuple(registered), marked)
+
+
+_MARKER_NAMES = frozenset(role.value for role in Role)
+
+
+def _marker_role(decorator: ast.expr) -> str | None:
+    """``"claim_check"`` for ``@claim_check``, ``@claimcheck.claim_check`` or
+    ``@claimcheck.markers.claim_check``; ``None`` for any other decorator."""
+    if isinstance(decorator, ast.Name):
+        return decorator.id if decorator.id in _MARKER_NAMES else None
+    if not isinstance(decorator, ast.Attribute) or decorator.attr not in _MARKER_NAMES:
+        return None
+    owner = decorator.value
+    if isinstance(owner, ast.Name) and owner.id == "claimcheck":
+        return decorator.attr
+    if (isinstance(owner, ast.Attribute) and owner.attr == "markers"
+            and isinstance(owner.value, ast.Name) and owner.value.id == "claimcheck"):
+        return decorator.attr
+    return None
+
+
+def _assigned_names(node: ast.stmt) -> Iterable[str]:
+    """Top-level names a statement (re)binds other than by ``def``/``class``."""
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield from ((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        return
+    for target in targets:
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name):
+                yield sub.id
 
 
 def _registered_name(decorator: ast.expr) -> str | None:
@@ -239,9 +224,9 @@ class SourceIndex:
     def __init__(self, cache_file: Path | None = None) -> None:
         self.cache_file = cache_file
         self._entries: dict[str, dict[str, Any]] = {}
-        self._modules: dict[tuple[str, tuple[Path, ...], Path], Path | None] = {}
-        self._direct: dict[tuple[Path, tuple[Path, ...], Path], frozenset[Path]] = {}
-        self._closures: dict[tuple[Path, tuple[Path, ...], Path], list[Path]] = {}
+        self._modules: dict[tuple[str, Roots, Path], Path | None] = {}
+        self._direct: dict[tuple[Path, Roots, Path], frozenset[Path]] = {}
+        self._closures: dict[tuple[Path, Roots, Path], list[Path]] = {}
         self._seen: dict[Path, SourceFacts | None] = {}
         self._dirty = False
         if cache_file is not None:
@@ -275,7 +260,8 @@ class SourceIndex:
                 return None
             facts = _facts_of(source, str(file))
             entry = {"stamp": stamp, "imports": facts.imports, "defs": facts.defs,
-                     "error": facts.error, "registered": facts.registered}
+                     "error": facts.error, "registered": facts.registered,
+                     "markers": facts.markers or {}}
             self._entries[str(file)] = entry
             self._dirty = True
         try:
@@ -285,21 +271,21 @@ class SourceIndex:
                 {name: (str(kind), int(line)) for name, (kind, line) in entry["defs"].items()},
                 entry["error"],
                 tuple(str(name) for name in entry["registered"]),
+                {str(name): tuple(str(role) for role in roles)
+                 for name, roles in entry["markers"].items()},
             )
         except (KeyError, TypeError, ValueError):  # a damaged cache entry: parse again
             del self._entries[str(file)]
             return self._read_facts(file)
 
-    def module_file(self, module: str, roots: tuple[Path, ...], boundary: Path) -> Path | None:
+    def module_file(self, module: str, roots: Roots, boundary: Path) -> Path | None:
         """:func:`find_module_file`, memoized for the life of this index (one pass)."""
         key = (module, roots, boundary)
         if key not in self._modules:
             self._modules[key] = find_module_file(module, roots, boundary)
         return self._modules[key]
 
-    def direct_imports(
-        self, file: Path, roots: tuple[Path, ...], boundary: Path
-    ) -> frozenset[Path]:
+    def direct_imports(self, file: Path, roots: Roots, boundary: Path) -> frozenset[Path]:
         """The files under ``roots`` that ``file`` imports itself, memoized for one pass."""
         key = (file, roots, boundary)
         if key not in self._direct:
@@ -328,44 +314,18 @@ class SourceIndex:
                 temp.unlink()
 
 
-_INDEX_SCHEMA = 1
-
-
-def _def_line(file: Path, function: str, config: ProjectConfig, index: SourceIndex) -> int:
-    shown = config.relative(file)
-    facts = index.facts(file)
-    if facts is None:
-        raise CheckReferenceError(f"cannot read {shown}", shown)
-    if facts.error is not None:
-        raise CheckReferenceError(f"cannot parse {shown}: {facts.error}", shown)
-    kind, line = facts.defs.get(function, ("", 0))
-    if kind == "def":
-        return line
-    if kind:
-        what = "an async def" if kind == "async" else "a class"
-        raise CheckReferenceError(
-            f"{function!r} in {shown} is {what}; a check must be a top-level def", shown, line
-        )
-    defs = sorted(name for name, (kind, _) in facts.defs.items() if kind == "def")
-    close = difflib.get_close_matches(function, defs, n=1, cutoff=0.6)
-    if close:
-        hint = f"did you mean {close[0]!r}?"
-    elif defs:
-        hint = "its top-level functions: " + ", ".join(defs)
-    else:
-        hint = "it defines no top-level functions"
-    raise CheckReferenceError(f"function {function!r} not found in {shown} ({hint})", shown)
+_INDEX_SCHEMA = 2
 
 
 def local_imports(
     file: Path, config: ProjectConfig, *, index: SourceIndex | None = None
 ) -> list[Path]:
     """Every project file that ``file`` imports, directly or transitively, sorted (ast only)."""
-    return imported_files(file, config.import_roots, config.root, index=index)
+    return imported_files(file, config.module_roots, config.root, index=index)
 
 
 def imported_files(
-    file: Path, roots: Sequence[Path], boundary: Path, *, index: SourceIndex | None = None
+    file: Path, roots: Sequence[ModuleRoot], boundary: Path, *, index: SourceIndex | None = None
 ) -> list[Path]:
     """Transitive closure of the modules under ``roots`` (inside ``boundary``) that ``file``
     imports, without ``file`` itself."""
@@ -387,7 +347,7 @@ def imported_files(
 
 
 def _resolve_import(
-    record: ImportRecord, file: Path, roots: tuple[Path, ...], boundary: Path, index: SourceIndex
+    record: ImportRecord, file: Path, roots: Roots, boundary: Path, index: SourceIndex
 ) -> Iterable[Path]:
     """The project files one import runs: packages along the dotted path, then the module, and
     for ``from a import b`` the submodule ``a.b`` when there is one."""
@@ -397,10 +357,10 @@ def _resolve_import(
         package = file.parent
         for _ in range(level - 1):
             package = package.parent
-        root = next((r for r in roots if _within(package, r)), None)
+        root = next((r for r in roots if within(package, r.folder)), None)
         if root is None:
             return
-        parts = [*package.resolve().relative_to(root).parts, *parts]
+        parts = [*package.resolve().relative_to(root.base.resolve()).parts, *parts]
     for end in range(1, len(parts) + 1):
         found = index.module_file(".".join(parts[:end]), roots, boundary)
         if found is not None:

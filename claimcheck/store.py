@@ -5,16 +5,27 @@ Layout (see ``README.md`` written into the folder)::
     .claimcheck/
       README.md, CACHEDIR.TAG, .gitignore
       results/<stem>.json         one Result per claim, stem = result_stem(global id)
-      artifacts/<stem>/...        files a check produced (training curves)
+      artifacts/<stem>/<gen>/...  files a check produced (training curves), one folder per
+                                  generation, named by a hash of its files
       .lock                       held by a whole `claimcheck verify` run
       .write.lock                 held for each single write
       cache/                      parsed source facts for fingerprints (disposable, ignored)
 
 A write goes to a temp file in the same folder, is fsynced, then renamed over the old file, so a
-reader (or a ``kill -9``) only ever sees the old entry or the new one. A corrupt or foreign entry
-is a :class:`StoreWarning` and reads as missing (the claim re-runs); it never crashes the tool.
-A folder that cannot be written (read-only, disk full) raises :class:`StoreError` with one line.
-Reading imports neither torch nor any check module.
+reader (or a ``kill -9``) only ever sees the old entry or the new one; the folder itself is
+fsynced once per run (:meth:`ResultStore.sync`). A new result's artifacts go to a new generation
+folder first, and the old generation is deleted only once the new JSON is in place, so a failed
+write leaves the kept result and its artifacts untouched.
+
+A failed run never destroys a better result (:meth:`ResultStore.record`): an errored or timed-out
+attempt does not replace a successful result, nor does a ``train`` result made at a smaller
+budget replace one made at a larger budget. The attempt goes into the kept result's ``history``
+(and, if it failed, its ``last_attempt``).
+
+A corrupt, foreign or oversized (:data:`MAX_RESULT_BYTES`) entry is a :class:`StoreWarning` and
+reads as missing; it never crashes the tool. A folder that cannot be written (read-only, disk
+full) raises :class:`StoreError` with one line. Reading imports neither torch nor any check
+module.
 """
 
 from __future__ import annotations
@@ -30,18 +41,26 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 from filelock import FileLock, Timeout
 
-from claimcheck.checks.api import Measured
 from claimcheck.errors import StoreError
-from claimcheck.provenance import now_iso
-from claimcheck.verdict import Verdict
+from claimcheck.result import (
+    HISTORY_LIMIT,
+    SCHEMA,
+    Result,
+    budget_rank,
+    succeeded,
+)
 
-SCHEMA = 1
-HISTORY_LIMIT = 10
+__all__ = [
+    "CACHEDIR_SIGNATURE", "HISTORY_LIMIT", "MAX_RESULT_BYTES", "ORPHAN_AGE_S", "SCHEMA",
+    "Recorded", "Result", "ResultStore", "StoreWarning", "kept_reason", "result_stem",
+]
+
 ORPHAN_AGE_S = 600.0
+MAX_RESULT_BYTES = 10 * 1024 * 1024
+"""A result file larger than this is skipped with a warning, as an oversized card is."""
 CACHEDIR_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
 _README = """\
 # claimcheck results store
@@ -50,9 +69,11 @@ Written by `claimcheck verify`; read by `claimcheck status` and the site.
 
 * `results/<paper>__<claim>.json`: the last verdict of one claim, with its reason, what was
   measured and expected, the environment, the git commit, and a short history of earlier verdicts.
-* `artifacts/<paper>__<claim>/`: files a check produced, such as training curves.
+* `artifacts/<paper>__<claim>/<generation>/`: files a check produced, such as training curves.
 * `fingerprint` in each result is a sha256 of the claim and the source code it depends on. When
   it no longer matches, the result is shown as stale and `claimcheck verify` runs it again.
+* Every read judges the stored measurement against the card's current `expect` again: a stored
+  verdict that disagrees with its own measurement is shown as unverified.
 
 `cache/` only saves time (parsed imports of source files); it is not committed.
 
@@ -60,10 +81,11 @@ Commit `results/` and `artifacts/` so that an expensive result survives and the 
 anywhere. Deleting this folder is safe: every claim just counts as never run.
 """
 _GITIGNORE = ".lock\n.write.lock\n*.tmp\ncache/\n"
+_MISSING = object()
 
 
 class StoreWarning(UserWarning):
-    """A store entry was ignored (corrupt, foreign schema, or misplaced)."""
+    """A store entry was ignored (corrupt, foreign schema, oversized or misplaced)."""
 
 
 def result_stem(global_id: str) -> str:
@@ -97,96 +119,30 @@ def result_stem(global_id: str) -> str:
     return stem
 
 
-@dataclasses.dataclass
-class Result:
-    """One stored verdict of one claim (the JSON contract in docs/architecture.md)."""
+def kept_reason(previous: Result | None, new: Result) -> str:
+    """Why ``previous`` stays in place of ``new`` (``""``: ``new`` replaces it).
 
-    claim: str
-    card: str
-    line: int
-    statement: str
-    cite: list[str]
-    check: str | None
-    tier: str | None
-    budget: str
-    verdict: Verdict
-    reason: str
-    measured: Measured
-    expected: dict[str, Any] | None
-    fidelity: str | None
-    fingerprint: str
-    details: str = ""
-    device: str = "cpu"
-    seed: int = 0
-    duration_s: float = 0.0
-    environment: dict[str, Any] = dataclasses.field(default_factory=dict)
-    git: dict[str, Any] = dataclasses.field(default_factory=dict)
-    timestamp: str = dataclasses.field(default_factory=now_iso)
-    artifacts: dict[str, str] = dataclasses.field(default_factory=dict)
-    error: str | None = None
-    data: dict[str, Any] | None = None
-    timings: dict[str, float] = dataclasses.field(default_factory=dict)
-    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    schema: int = SCHEMA
-
-    def to_json(self) -> dict[str, Any]:
-        """The result as plain JSON data."""
-        data = dataclasses.asdict(self)
-        data["verdict"] = self.verdict.value
-        return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> Result:
-        """Rebuild a result; raises ``ValueError`` naming the first field that is wrong."""
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"schema {data.get('schema')!r}, expected {SCHEMA}")
-        known = {f.name: f for f in dataclasses.fields(cls)}
-        for name, types in _FIELD_TYPES.items():
-            if name not in data:
-                if known[name].default is dataclasses.MISSING and (
-                    known[name].default_factory is dataclasses.MISSING
-                ):
-                    raise ValueError(f"missing field {name!r}")
-            elif not isinstance(data[name], types) or (
-                isinstance(data[name], bool) and bool not in types
-            ):
-                raise ValueError(f"field {name!r} has type {type(data[name]).__name__}")
-        if not all(isinstance(item, str) for item in data["cite"]):
-            raise ValueError("field 'cite' must be a list of strings")
-        history = data.get("history", [])
-        if not all(isinstance(item, dict) for item in history):
-            raise ValueError("field 'history' must be a list of objects")
-        try:
-            verdict = Verdict(data["verdict"])
-        except ValueError:
-            raise ValueError(f"unknown verdict {data['verdict']!r}") from None
-        values = {name: data[name] for name in known if name in data}
-        return cls(**{**values, "verdict": verdict})
-
-    def history_entry(self) -> dict[str, Any]:
-        """What the history keeps of this result once a newer one replaces it."""
-        return {
-            "verdict": self.verdict.value,
-            "reason": self.reason,
-            "measured": self.measured,
-            "timestamp": self.timestamp,
-            "fingerprint": self.fingerprint,
-        }
+    A successful result is never replaced by a failed attempt, and a successful ``train``
+    result never by one made at a smaller budget.
+    """
+    if previous is None or not succeeded(previous):
+        return ""
+    if not succeeded(new):
+        return "failed"
+    if "train" == new.tier == previous.tier and budget_rank(new.budget) < budget_rank(
+        previous.budget
+    ):
+        return f"was made at the smaller budget {new.budget!r}"
+    return ""
 
 
-_OPTIONAL_STR = (str, type(None))
-_MEASURED = (int, float, bool, str, list, type(None))
-_FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    "claim": (str,), "card": (str,), "line": (int,), "statement": (str,), "cite": (list,),
-    "check": _OPTIONAL_STR, "tier": _OPTIONAL_STR, "budget": (str,), "verdict": (str,),
-    "reason": (str,), "measured": _MEASURED, "expected": (dict, type(None)),
-    "fidelity": _OPTIONAL_STR, "fingerprint": (str,), "details": (str,), "device": (str,),
-    "seed": (int,), "duration_s": (int, float), "environment": (dict,), "git": (dict,),
-    "timestamp": (str,), "artifacts": (dict,), "error": _OPTIONAL_STR,
-    "data": (dict, type(None)), "timings": (dict,), "history": (list,),
-}
+@dataclasses.dataclass(frozen=True)
+class Recorded:
+    """What :meth:`ResultStore.record` did: the result now stored, and why the new one was not
+    stored in its place (``""`` when it was)."""
+
+    stored: Result
+    kept_because: str = ""
 
 
 class ResultStore:
@@ -197,6 +153,7 @@ class ResultStore:
         self.results_dir = folder / "results"
         self.artifacts_dir = folder / "artifacts"
         self._write_lock = FileLock(str(folder / ".write.lock"))
+        self._laid_out = False
 
     def show(self, path: Path) -> str:
         """``path`` as messages print it: relative to the folder that holds the store."""
@@ -225,25 +182,77 @@ class ResultStore:
         return results
 
     def write(self, result: Result, artifacts_dir: Path | None = None) -> Result:
-        """Store ``result`` atomically and return it as stored (history and artifact paths set).
+        """:meth:`record` ``result`` and return what is stored now."""
+        return self.record(result, artifacts_dir).stored
+
+    def record(
+        self, result: Result, artifacts_dir: Path | None = None, previous: object = _MISSING
+    ) -> Recorded:
+        """Store ``result`` atomically, unless the stored one is better (:func:`kept_reason`).
 
         ``artifacts_dir`` is the check's scratch folder: the files named in ``result.artifacts``
-        are moved into ``artifacts/<stem>/``, replacing that claim's earlier artifacts.
+        are moved into a new generation folder ``artifacts/<stem>/<gen>/``. ``previous`` is the
+        stored result as the caller read it under the run lock (default: read it now).
         """
         path = self.path_of(result.claim)
-        with self._io_errors("write", self.folder):
-            self._ensure_layout()
+        self._ensure_layout()
         with self._io_errors("lock", self.folder / ".write.lock"), self._write_lock:
-            previous = self._load(path, expected_claim=result.claim)
-            history = [*previous.history, previous.history_entry()] if previous else result.history
-            stored = dataclasses.replace(result, history=history[-HISTORY_LIMIT:])
+            before = (self._load(path, expected_claim=result.claim) if previous is _MISSING
+                      else previous)
+            assert before is None or isinstance(before, Result)
+            why = kept_reason(before, result)
+            if before is not None and why:
+                attempt = result.attempt_entry(why)
+                kept = dataclasses.replace(
+                    before, history=[*before.history, attempt][-HISTORY_LIMIT:],
+                    last_attempt=attempt if not succeeded(result) else before.last_attempt,
+                )
+                with self._io_errors("write", path):
+                    _atomic_write(path, kept.to_text())
+                return Recorded(kept, why)
+            history = [*before.history, before.history_entry()] if before else result.history
+            stored = dataclasses.replace(result, history=history[-HISTORY_LIMIT:],
+                                         last_attempt=None)
+            generation = None
             if artifacts_dir is not None:
                 with self._io_errors("write", self.artifacts_dir):
-                    stored.artifacts = self._move_artifacts(result, artifacts_dir)
-            text = json.dumps(stored.to_json(), indent=2, ensure_ascii=False, default=str)
+                    stored.artifacts, generation = self._stage_artifacts(result, artifacts_dir)
+            try:
+                with self._io_errors("write", path):
+                    _atomic_write(path, stored.to_text())
+            except BaseException:
+                if generation is not None and (
+                    generation.relative_to(self.folder) not in _generations(before)
+                ):
+                    shutil.rmtree(generation, ignore_errors=True)
+                raise
+            if artifacts_dir is not None:
+                self._drop_other_generations(result.claim, keep=generation)
+        return Recorded(stored)
+
+    def note_attempt(self, global_id: str, attempt: dict[str, object]) -> None:
+        """Add an attempt that produced no result (an interrupted run) to the stored result's
+        history and ``last_attempt``; nothing happens when no result is stored."""
+        path = self.path_of(global_id)
+        with self._io_errors("lock", self.folder / ".write.lock"), self._write_lock:
+            before = self._load(path, expected_claim=global_id)
+            if before is None:
+                return
+            kept = dataclasses.replace(
+                before, history=[*before.history, attempt][-HISTORY_LIMIT:], last_attempt=attempt
+            )
             with self._io_errors("write", path):
-                _atomic_write(path, text + "\n")
-        return stored
+                _atomic_write(path, kept.to_text())
+
+    def sync(self) -> None:
+        """fsync the results folder once, so that the renames of a whole run are durable."""
+        for folder in (self.results_dir, self.artifacts_dir):
+            with suppress(OSError):
+                descriptor = os.open(folder, os.O_RDONLY)
+                try:
+                    os.fsync(descriptor)
+                finally:
+                    os.close(descriptor)
 
     @contextmanager
     def run_lock(self, wait: bool = True) -> Iterator[None]:
@@ -264,23 +273,28 @@ class ResultStore:
                 f"cannot lock the results store: {reason}", self.show(lock_path)
             ) from None
         try:
-            self._remove_orphaned_temp_files()
+            self._remove_orphans()
             yield
         finally:
+            self.sync()
             lock.release()
 
-    def _remove_orphaned_temp_files(self) -> None:
-        """Delete temp files that a killed writer left behind (old enough to be nobody's)."""
+    def _remove_orphans(self) -> None:
+        """Delete temp files and staging folders a killed writer left (old enough: nobody's)."""
         cutoff = time.time() - ORPHAN_AGE_S
-        for temp in self.results_dir.glob(".*.tmp"):
+        leftovers = [*self.results_dir.glob(".*.tmp"), *self.artifacts_dir.glob("*/.*.new")]
+        for temp in leftovers:
             with suppress(OSError):
                 if temp.stat().st_mtime < cutoff:
-                    temp.unlink()
+                    if temp.is_dir():
+                        shutil.rmtree(temp, ignore_errors=True)
+                    else:
+                        temp.unlink()
 
     def artifact_path(self, result: Result, name: str) -> Path | None:
         """The file of artifact ``name`` of ``result``, if it exists inside the store."""
         relative = result.artifacts.get(name)
-        if relative is None:
+        if not isinstance(relative, str):
             return None
         path = (self.folder / relative).resolve()
         if self.folder.resolve() not in path.parents or not path.is_file():
@@ -289,6 +303,10 @@ class ResultStore:
 
     def _load(self, path: Path, expected_claim: str | None) -> Result | None:
         try:
+            size = path.stat().st_size
+            if size > MAX_RESULT_BYTES:
+                self._ignore(path, f"{size:,} bytes, over the limit of {MAX_RESULT_BYTES:,}")
+                return None
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
@@ -320,24 +338,23 @@ class ResultStore:
             StoreWarning,
             stacklevel=3,
         )
-        return None
 
     def _ensure_layout(self) -> None:
-        self.results_dir.mkdir(parents=True, exist_ok=True)
-        for name, text in (
-            ("README.md", _README),
-            ("CACHEDIR.TAG", f"{CACHEDIR_SIGNATURE}\n# This folder holds claimcheck results.\n"),
-            (".gitignore", _GITIGNORE),
-        ):
-            if not (self.folder / name).exists():
-                _atomic_write(self.folder / name, text)
+        if self._laid_out:
+            return
+        with self._io_errors("write", self.folder):
+            self.results_dir.mkdir(parents=True, exist_ok=True)
+            tag = f"{CACHEDIR_SIGNATURE}\n# This folder holds claimcheck results.\n"
+            for name, text in (("README.md", _README), ("CACHEDIR.TAG", tag),
+                               (".gitignore", _GITIGNORE)):
+                if not (self.folder / name).exists():
+                    _atomic_write(self.folder / name, text)
+        self._laid_out = True
 
-    def _move_artifacts(self, result: Result, scratch: Path) -> dict[str, str]:
-        stem = result_stem(result.claim)
-        target = self.artifacts_dir / stem
-        staging = self.artifacts_dir / f".{stem}.new"
-        shutil.rmtree(staging, ignore_errors=True)
-        moved: dict[str, str] = {}
+    def _stage_artifacts(self, result: Result, scratch: Path) -> tuple[dict[str, str], Path | None]:
+        """Move the result's artifact files into their generation folder (named by a hash of the
+        files, so an identical set reuses its folder); their paths inside the store."""
+        files: dict[str, Path] = {}
         for name, file_name in result.artifacts.items():
             source = (scratch / file_name).resolve()
             if scratch.resolve() not in source.parents or not source.is_file():
@@ -345,16 +362,44 @@ class ResultStore:
                     f"{result.claim}: artifact {name!r} ({file_name}) is not a file in the "
                     "check's scratch folder; dropped",
                     StoreWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
                 continue
-            staging.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(source), staging / source.name)
-            moved[name] = f"artifacts/{stem}/{source.name}"
-        shutil.rmtree(target, ignore_errors=True)
-        if moved:
-            os.replace(staging, target)
-        return moved
+            files[name] = source
+        if not files:
+            return {}, None
+        digest = hashlib.sha256()
+        for name, source in sorted(files.items()):
+            digest.update(f"{name}\0{source.name}\0".encode())
+            digest.update(source.read_bytes())
+        stem = result_stem(result.claim)
+        generation = self.artifacts_dir / stem / digest.hexdigest()[:12]
+        if not generation.is_dir():
+            staging = generation.with_name(f".{generation.name}.new")
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir(parents=True)
+            for source in files.values():
+                shutil.move(str(source), staging / source.name)
+            os.replace(staging, generation)
+        relative = generation.relative_to(self.folder).as_posix()
+        return {name: f"{relative}/{source.name}" for name, source in files.items()}, generation
+
+    def _drop_other_generations(self, global_id: str, keep: Path | None) -> None:
+        """Delete a claim's artifacts of earlier generations (its new JSON is in place)."""
+        folder = self.artifacts_dir / result_stem(global_id)
+        if not folder.is_dir():
+            return
+        for entry in folder.iterdir():
+            if keep is not None and entry == keep:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with suppress(OSError):
+                    entry.unlink()
+        if keep is None:
+            with suppress(OSError):
+                folder.rmdir()
 
     @contextmanager
     def _io_errors(self, action: str, path: Path) -> Iterator[None]:
@@ -365,6 +410,14 @@ class ResultStore:
             raise StoreError(
                 f"cannot {action} the results store: {reason}", self.show(path)
             ) from None
+
+
+def _generations(result: Result | None) -> set[Path]:
+    """The generation folders ``result``'s artifacts live in, relative to the store folder."""
+    if result is None:
+        return set()
+    return {Path(relative).parent for relative in result.artifacts.values()
+            if isinstance(relative, str)}
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -380,9 +433,3 @@ def _atomic_write(path: Path, text: str) -> None:
         with suppress(OSError):
             os.unlink(temp)
         raise
-    with suppress(OSError):
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)

@@ -10,8 +10,12 @@ judgement that is not ``verified`` carries a one-line reason that a reader can a
   shown, with what it would have meant).
 
 Comparators (``claimcheck.cards.Expect``): ``equals`` (numbers exactly, lists elementwise),
-``approx`` with ``rel_tol`` or ``abs_tol`` (``math.isclose`` semantics), ``at_most``, ``at_least``,
-``between`` (inclusive) and ``holds`` (the measurement must be a bool).
+``approx`` with ``rel_tol`` (measured within ±rel_tol·|expected| of expected, a band symmetric
+around it, as the reason text and the badge say) or ``abs_tol`` (within ±abs_tol), ``at_most``,
+``at_least``, ``between`` (all bounds inclusive) and ``holds`` (the measurement must be a bool).
+
+Numbers that cannot be compared honestly make the claim unverified with the reason, never a
+traceback: a non-finite measurement or expectation, and an integer too large for a float.
 """
 
 from __future__ import annotations
@@ -66,14 +70,27 @@ def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
+        if value.bit_length() > 64 * 8:
+            return f"an integer of about {_digits(value)} digits"
         return str(value)
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(format_value(item) for item in value) + "]"
+        shown = [format_value(item) for item in value[:_SHOWN_ITEMS]]
+        more = f", ... ({len(value)} items)" if len(value) > _SHOWN_ITEMS else ""
+        return "[" + ", ".join(shown) + more + "]"
     if value is None:
         return "nothing"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "...'"
+
+
+_SHOWN_ITEMS = 20
+_SHOWN_CHARS = 200
+
+
+def _digits(value: int) -> int:
+    return int(abs(value).bit_length() * math.log10(2)) + 1
 
 
 def describe_expect(expect: Expect) -> str:
@@ -105,13 +122,37 @@ def _number(value: Any) -> float | int:
                             "not a number")
     if isinstance(value, float) and not math.isfinite(value):
         raise _Incomparable(f"check returned {format_value(value)}, not a finite number")
+    _fits_a_float(value, "check returned an integer")
     number: float | int = value
     return number
 
 
+def _fits_a_float(value: float | int, what: str) -> None:
+    try:
+        float(value)
+    except OverflowError:
+        raise _Incomparable(f"{what} too large to compare as a number "
+                            f"(about {_digits(int(value))} digits)") from None
+
+
+def _expected_number(value: float | int) -> float | int:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _Incomparable(f"expect holds {format_value(value)}, not a finite number")
+    _fits_a_float(value, "expect holds an integer")
+    return value
+
+
+def within(measured: float | int, expected: float | int, rel_tol: float | None,
+           abs_tol: float | None) -> bool:
+    """``|measured - expected| <= rel_tol·|expected|`` (or ``<= abs_tol``): the symmetric band
+    that ``approx E ± r%`` describes."""
+    allowed = abs_tol if abs_tol is not None else (rel_tol or 0.0) * abs(expected)
+    return abs(measured - expected) <= allowed
+
+
 def _equal(measured: Any, expected: Any) -> bool:
     if _is_number(expected):
-        return bool(_number(measured) == expected)
+        return bool(_number(measured) == _expected_number(expected))
     if isinstance(expected, (list, tuple)):
         if not isinstance(measured, (list, tuple)):
             raise _Incomparable(
@@ -138,16 +179,21 @@ def _meets(expect: Expect, measured: Any) -> bool:
     if "equals" in fields:
         return _equal(measured, expect.equals)
     value = _number(measured)
-    if "approx" in fields and expect.approx is not None:
-        return math.isclose(
-            value, expect.approx, rel_tol=expect.rel_tol or 0.0, abs_tol=expect.abs_tol or 0.0
-        )
-    if "at_most" in fields and expect.at_most is not None:
-        return value <= expect.at_most
-    if "at_least" in fields and expect.at_least is not None:
-        return value >= expect.at_least
-    if "between" in fields and expect.between is not None:
-        return expect.between[0] <= value <= expect.between[1]
+    try:
+        if "approx" in fields and expect.approx is not None:
+            tolerances = [t for t in (expect.rel_tol, expect.abs_tol) if t is not None]
+            for number in (expect.approx, *tolerances):
+                _expected_number(number)
+            return within(value, expect.approx, expect.rel_tol, expect.abs_tol)
+        if "at_most" in fields and expect.at_most is not None:
+            return value <= _expected_number(expect.at_most)
+        if "at_least" in fields and expect.at_least is not None:
+            return value >= _expected_number(expect.at_least)
+        if "between" in fields and expect.between is not None:
+            low, high = (_expected_number(bound) for bound in expect.between)
+            return low <= value <= high
+    except OverflowError:
+        raise _Incomparable("the numbers are too large to compare") from None
     raise _Incomparable("expect has no comparator")
 
 
@@ -178,6 +224,8 @@ def judge(claim: Claim, evidence: Evidence) -> Judgement:
         problem = ""
     except _Incomparable as exc:
         met, problem = None, str(exc)
+    except (TypeError, ValueError, RecursionError) as exc:  # a hostile stored value
+        met, problem = None, f"the measurement cannot be compared ({type(exc).__name__})"
     if fidelity is Fidelity.PROXY and not claim.accept_proxy:
         if met is None:
             outcome = f"cannot be compared ({problem})"

@@ -16,6 +16,7 @@ load: one line per card) give 2; Ctrl-C gives 130 after keeping the finished res
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,7 @@ from claimcheck.errors import ClaimcheckError, UsageError
 from claimcheck.executor import Executor, TaskEvent
 from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
+from claimcheck.recheck import changed_result_claims
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
 from claimcheck.wiki import Wiki
 
@@ -43,6 +45,8 @@ def _positive(kind: type[int] | type[float]) -> type[int] | type[float]:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         return value
@@ -74,13 +78,20 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                         help="auto: cuda when torch sees one, else cpu")
     parser.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
-                        help="per-check limit (default by tier: 120 s; train longer)")
+                        help="per-check safety net, finite and positive (default by tier: "
+                        "120 s; train by budget); crossing it is an error, never a verdict")
     parser.add_argument("--jobs", "-j", type=_positive(int), default=1,
                         help="worker processes (default: 1)")
     parser.add_argument("--force", action="store_true", help="re-run even fresh results")
     parser.add_argument("--fail-on", choices=["contradicted"],
                         help="exit 3 when a claim is contradicted")
     parser.add_argument("--seed", type=int, default=0, help="seed handed to every check")
+    parser.add_argument("--rerun-on-environment", action="store_true",
+                        help="re-run results recorded under another torch, python or platform "
+                        "(otherwise a difference is only shown; a claim may ask with rerun_on)")
+    parser.add_argument("--recheck-results-changed-since", metavar="GIT_REF",
+                        help="also re-run every claim whose result file differs from GIT_REF "
+                        "(CI: the base of a pull request), so a committed result is re-made")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="local process pool (default), or a Ray cluster")
     parser.add_argument("--ray-address", metavar="ADDRESS",
@@ -199,9 +210,13 @@ def run_verify(ns: argparse.Namespace) -> int:
     wiki = _load_or_report(ns.path)
     if wiki is None:
         return ExitCode.USAGE
+    recheck: frozenset[str] = frozenset()
+    if ns.recheck_results_changed_since:
+        recheck = changed_result_claims(wiki, ns.recheck_results_changed_since)
     options = RunOptions(
         budget=ns.budget, device=ns.device, timeout_s=ns.timeout, jobs=ns.jobs,
         force=ns.force, only=ns.only, seed=ns.seed,
+        rerun_on_environment=ns.rerun_on_environment, recheck=recheck,
     )
     style = OutputFormat(ns.format)
     if sys.stderr.isatty():

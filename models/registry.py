@@ -21,6 +21,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from claimcheck import model_factory
+
 FAMILY_MODULES = (
     "models.dynamic_routing",
     "models.self_attention_routing",
@@ -102,6 +104,7 @@ def model_config(name: str, preset: str, **overrides: Any) -> Any:
     return dataclasses.replace(config, **overrides)
 
 
+@model_factory
 def build_model(name: str, preset: str, **overrides: Any) -> Any:
     """Build the registered network ``name`` from ``preset``, with config fields overridden."""
     config = model_config(name, preset, **overrides)

@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from claimcheck import trainer
+
 BUDGET_DEFAULTS: dict[str, dict[str, Any]] = {
     "smoke": {"epochs": 1, "train_size": 1000, "eval_size": 500, "time_limit_s": 60.0,
               "max_batch_size": 16},
@@ -101,6 +103,7 @@ def seed_list(value: Any, base: int) -> list[int]:
     raise ValueError(f"seeds must be a positive count or a list of ints, got {value!r}")
 
 
+@trainer
 def run_training(spec: Mapping[str, Any], ctx: Any) -> dict[str, Any]:
     """Train per ``spec`` at ``ctx.budget`` on ``ctx.device``; see the module docstring."""
     import torch

@@ -34,28 +34,44 @@ NOTE = "a note written by the check\n"
 CONTRACT_CHECKS = f'''\
 """Checks for the executor contract, failure-injection and resume tests."""
 import os
+import signal
 import time
 from pathlib import Path
 
+from claimcheck import claim_check
 from claimcheck.checks.api import Evidence
 
 
+@claim_check
 def writes_note(ctx):
     (ctx.scratch / "notes").mkdir(parents=True, exist_ok=True)
     (ctx.scratch / "notes" / "note.txt").write_text({NOTE!r})
     return Evidence(measured=len({NOTE!r}), artifacts={{"note": "notes/note.txt"}})
 
 
+@claim_check
 def dies_once(ctx):
+    """Kills the worker that runs it (its parent: each check has a process of its own) on the
+    first attempt, as a crashed node would; succeeds on the next."""
     marker = Path(ctx.root) / "attempts" / ctx.args["name"]
     marker.parent.mkdir(exist_ok=True)
     with marker.open("a") as log:
         log.write("attempt\\n")
     if len(marker.read_text().splitlines()) == 1:
-        os._exit(1)
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(60)
     return Evidence(measured=True, details="succeeded on a later attempt")
 
 
+@claim_check
+def kills_worker(ctx):
+    """Kills the worker that runs it, every time."""
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(60)
+    return Evidence(measured=True)
+
+
+@claim_check
 def naps(ctx):
     runs = Path(ctx.root) / "runs"
     runs.mkdir(exist_ok=True)

@@ -5,8 +5,9 @@ torch is imported inside the functions only, so that loading the registry (``cla
 ``claimcheck status``) never pays for it.
 
 Models are named either by the project's registry, ``{model: NAME, preset: PRESET}`` (built with
-``[tool.claimcheck] model_factory``), or by a factory, ``{factory: "module:callable"}``; both
-take optional ``kwargs`` passed on to the builder.
+``[tool.claimcheck] model_factory``), or by a factory marked ``@model_factory``,
+``{factory: "module:callable"}``; both take optional ``kwargs`` passed on to the builder. The
+factories of ``timing`` must be marked ``@timing_factory`` (:mod:`claimcheck.trust`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, get_builtin, register_check
 from claimcheck.checks.resolve import load_callable
+from claimcheck.markers import Role
 
 if TYPE_CHECKING:
     import torch
@@ -60,7 +62,8 @@ def build_model(args: Mapping[str, Any], ctx: CheckContext) -> torch.nn.Module:
 
     kwargs = _mapping(args, "kwargs")
     if "factory" in args:
-        model = load_callable(_text(args, "factory"), ctx.config)(**kwargs)
+        factory = load_callable(_text(args, "factory"), ctx.config, Role.MODEL_FACTORY)
+        model = factory(**kwargs)
         named = _text(args, "factory")
     elif "model" in args:
         builder = load_callable(ctx.config.model_factory, ctx.config)
@@ -255,7 +258,7 @@ def time_ratio(ctx: CheckContext) -> Evidence:
     """
     sides = []
     for key in ("a", "b"):
-        factory = load_callable(_text(ctx.args, key), ctx.config)
+        factory = load_callable(_text(ctx.args, key), ctx.config, Role.TIMING_FACTORY)
         candidate = factory(**_mapping(ctx.args, f"{key}_args"))
         if not callable(candidate):
             raise TypeError(f"factory {ctx.args[key]!r} returned {type(candidate).__name__}")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from claimcheck.config import ProjectConfig
+from claimcheck.config import ModuleRoot, ProjectConfig
 from claimcheck.references import find_module_file
 
 __all__ = ["ModelCatalog", "TrainerFacts", "model_catalog", "trainer_facts"]
@@ -152,16 +152,16 @@ def _registrations(tree: ast.Module, catalog: ModelCatalog) -> None:
 
 def model_catalog(config: ProjectConfig) -> ModelCatalog:
     """The models, presets and config fields of ``config``'s model registry (cached)."""
-    return _catalog(config.model_factory, config.import_roots, config.root, _stamp(config))
+    return _catalog(config.model_factory, config.module_roots, config.root, _stamp(config))
 
 
 def _stamp(config: ProjectConfig) -> tuple[tuple[str, float], ...]:
     """Modification times of the project's Python files under the roots' top packages."""
     module = config.model_factory.partition(":")[0].split(".")[0]
     stamps = []
-    for root in config.import_roots:
-        folder = root / module
-        if folder.is_dir():
+    for root in config.module_roots:
+        folder = root.base / module
+        if root.admits(module) and folder.is_dir():
             for file in sorted(folder.rglob("*.py")):
                 try:
                     stamps.append((str(file), file.stat().st_mtime))
@@ -172,7 +172,8 @@ def _stamp(config: ProjectConfig) -> tuple[tuple[str, float], ...]:
 
 @lru_cache(maxsize=8)
 def _catalog(
-    factory: str, roots: tuple[Path, ...], boundary: Path, stamp: tuple[tuple[str, float], ...]
+    factory: str, roots: tuple[ModuleRoot, ...], boundary: Path,
+    stamp: tuple[tuple[str, float], ...],
 ) -> ModelCatalog:
     del stamp  # part of the cache key only
     catalog = ModelCatalog()
@@ -201,7 +202,7 @@ def _catalog(
 def trainer_facts(config: ProjectConfig, trainer: str | None = None) -> TrainerFacts:
     """``SPEC_KEYS`` and ``METRICS`` declared by the trainer's module, if it declares them."""
     module = (trainer or config.trainer).partition(":")[0]
-    file = find_module_file(module, config.import_roots, config.root)
+    file = find_module_file(module, config.module_roots, config.root)
     tree = _parse(file) if file is not None else None
     if tree is None:
         return TrainerFacts()

@@ -1,9 +1,10 @@
 """Turn a claim's ``check`` into a callable, at run time (inside a worker process).
 
-A built-in kind (``params``) comes from the registry of :mod:`claimcheck.checks.api`. A custom
-check (``module.path:function``) is first located statically by
-:func:`claimcheck.references.resolve_reference`, which refuses anything outside the project's
-import roots, and only then imported with the import roots first on ``sys.path``.
+A built-in kind (``params``) comes from the registry of :mod:`claimcheck.checks.api`. A function
+named in a card (a custom check, or a factory or trainer in a built-in kind's args) is first
+located statically by :func:`claimcheck.trust.resolve_reference`, which refuses anything that is
+not a public function of the content package carrying the role's marker, and only then imported
+with the import roots first on ``sys.path``; the imported object must carry the marker too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from claimcheck.cards import Claim, Tier
 from claimcheck.checks.api import CheckFunction, get_builtin
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CheckReferenceError
-from claimcheck.references import is_reference, resolve_reference
+from claimcheck.markers import Role, marker_of
+from claimcheck.references import is_reference
+from claimcheck.trust import refusal_rule, resolve_reference, role_noun
 
 
 @dataclass(frozen=True)
@@ -29,17 +32,28 @@ class ResolvedCheck:
     tier: Tier
 
 
-def load_callable(text: str, config: ProjectConfig) -> Callable[..., Any]:
-    """Import the object named by ``module.path:attribute`` from the project's import roots."""
-    reference = resolve_reference(text, config)
+def load_callable(
+    text: str, config: ProjectConfig, role: Role | None = None
+) -> Callable[..., Any]:
+    """Import the function named by ``module.path:attribute`` for ``role``.
+
+    The name must pass the trust boundary (:func:`claimcheck.trust.resolve_reference`) and the
+    imported object must carry the role's marker. ``role=None`` is only for the project's own
+    ``[tool.claimcheck]`` settings (``model_factory``, ``trainer``): no marker is asked for.
+    """
+    reference = resolve_reference(text, config, role=role)
+    module_name, function = reference.module, reference.function
     config.activate_import_roots()
-    module = importlib.import_module(reference.module)
-    target = getattr(module, reference.function, None)
+    module = importlib.import_module(module_name)
+    target = getattr(module, function, None)
     if not callable(target):
         raise CheckReferenceError(
-            f"{text!r}: {reference.function!r} is not a callable of module {reference.module!r}",
-            str(reference.file),
-            reference.line,
+            f"{text!r}: {function!r} is not a callable of module {module_name!r}"
+        )
+    if role is not None and marker_of(target) != role.value:
+        raise CheckReferenceError(
+            f"{role_noun(role)} {text!r} is not marked {role.decorator} once imported; "
+            f"{refusal_rule(config, role)}"
         )
     return cast(Callable[..., Any], target)
 
@@ -54,9 +68,9 @@ def claim_tier(claim: Claim) -> Tier:
 
 
 def resolve_check(check: str, config: ProjectConfig) -> ResolvedCheck:
-    """The callable behind ``check``: a built-in kind or a ``module.path:function`` reference."""
+    """The callable behind ``check``: a built-in kind or a marked ``module.path:function``."""
     if is_reference(check):
-        function = cast(CheckFunction, load_callable(check, config))
+        function = cast(CheckFunction, load_callable(check, config, Role.CLAIM_CHECK))
         return ResolvedCheck(check, function, Tier.UNIT)
     builtin = get_builtin(check)
     return ResolvedCheck(check, builtin.function, builtin.tier)

@@ -1,9 +1,9 @@
 """The built-in ``train`` check kind: run the project's trainer and report its metric.
 
 The check knows nothing about models or datasets. It calls the trainer configured as
-``[tool.claimcheck] trainer`` (a claim may name another one with ``args.trainer:
-"module:function"``) with the claim's remaining args and the context, and expects the plain dict
-described in docs/architecture.md, "Trainer contract". It then
+``[tool.claimcheck] trainer`` (a claim may name another one marked ``@trainer`` with
+``args.trainer: "module:function"``) with the claim's remaining args and the context, and
+expects the plain dict described in docs/architecture.md, "Trainer contract". It then
 
 * reports ``measured`` = the mean of ``per_seed`` (``details`` carry the std and every seed);
 * takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
@@ -108,10 +108,14 @@ def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
 def train_check(ctx: CheckContext) -> Evidence:
     """Run the configured trainer on the claim's args; see the module docstring."""
     from claimcheck.checks.resolve import load_callable
+    from claimcheck.markers import Role
 
     args = dict(ctx.args)
-    trainer_name = str(args.pop("trainer", None) or ctx.config.trainer)
-    trainer = load_callable(trainer_name, ctx.config)
+    named = args.pop("trainer", None)
+    if named is not None:  # a card's choice: it must be a trainer marked @trainer
+        trainer = load_callable(str(named), ctx.config, Role.TRAINER)
+    else:
+        trainer = load_callable(ctx.config.trainer, ctx.config)
     started = time.perf_counter()
     result = validate_result(trainer(args, ctx))
     elapsed = time.perf_counter() - started

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from torch import nn
 
+from claimcheck import model_factory
 
+
+@model_factory
 def dynamic_routing_layer(n_in: int = 1152, iterations: int = 3, d_in: int = 8, n_out: int = 10,
                           d_out: int = 16) -> nn.Module:
     """A ``DynamicRouting`` layer (DigitCaps of arxiv:1710.09829 §4 by default)."""
@@ -25,6 +28,7 @@ def dynamic_routing_layer(n_in: int = 1152, iterations: int = 3, d_in: int = 8, 
     return DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations)
 
 
+@model_factory
 def self_attention_layer(n_in: int = 16, d_in: int = 8, n_out: int = 10,
                          d_out: int = 16) -> nn.Module:
     """A ``SelfAttentionRouting`` layer (FCCaps of arxiv:2101.12491 by default)."""

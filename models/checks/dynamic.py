@@ -18,6 +18,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
@@ -83,6 +84,7 @@ def measure_coupling_axis(route: Router, u_hat: Tensor, iterations: int) -> list
     ]
 
 
+@claim_check
 def coupling_over_parents(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 eq. 3; args: ``iterations`` (default 3)."""
     iterations = int(ctx.args.get("iterations", 3))
@@ -109,6 +111,7 @@ def measure_uniform_one_iteration(route: Router, u_hat: Tensor) -> list[Finding]
     ]
 
 
+@claim_check
 def uniform_coupling_one_iteration(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 alg. 1 (Procedure 1) with r = 1, the r = 1 rows of tab. 1."""
     findings = measure_uniform_one_iteration(model_router, sample_predictions(ctx.seed))
@@ -138,6 +141,7 @@ def measure_prediction_sum(
     ]
 
 
+@claim_check
 def prediction_weighted_sum(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 eq. 2, measured on a ``DynamicRouting`` layer with r = 1."""
     from models.dynamic_routing import DynamicRouting
@@ -172,6 +176,7 @@ def measure_agreement(route: Router, u_hat: Tensor, iterations: Sequence[int]) -
     ]
 
 
+@claim_check
 def agreement_raises_coupling(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §2 and alg. 1; args: ``iterations``, the increasing r values to compare."""
     iterations = [int(r) for r in ctx.args.get("iterations", [1, 2, 3])]
@@ -225,6 +230,7 @@ def measure_preset_iterations(layer: Any, u: Tensor, iterations: int) -> tuple[l
     return findings, notes
 
 
+@claim_check
 def preset_iterations(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 tab. 1 and §4: the preset's DigitCaps routes with r iterations
     (args: ``preset``, default mnist; ``iterations``, default 3, the headline setting)."""
@@ -263,6 +269,7 @@ def measure_gradient(forward: Callable[[Tensor], Tensor], weight: Tensor, u: Ten
     ]
 
 
+@claim_check
 def gradient_through_iterations(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 alg. 1 (Procedure 1): gradients flow through every routing iteration,
     measured on the preset's DigitCaps (args: ``preset``, ``iterations`` as the preset uses)."""

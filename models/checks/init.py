@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import Finding, at_most, property_evidence
 
@@ -32,6 +33,7 @@ def std_finding(name: str, values: torch.Tensor, expected: float) -> Finding:
                    abs(measured / expected - 1), STD_TOLERANCE)
 
 
+@claim_check
 def efficient_capsnet_init(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 official FCCaps: B = 0 and W he_normal. Args: ``preset``."""
     from models.registry import build_model
@@ -59,6 +61,7 @@ def measure_fccaps_init(weight: torch.Tensor, log_prior: torch.Tensor) -> list[F
     ]
 
 
+@claim_check
 def inverted_capsnet_init(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 official layers: W std √(n_out/(f·n_in·k²)), LayerNorm (1, 0).
     Args: ``preset``."""

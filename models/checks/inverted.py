@@ -18,6 +18,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
@@ -132,6 +133,7 @@ def measure_procedure(
     return [finding], [contrast("reference vs softmax over children", max_abs(expected, wrong))]
 
 
+@claim_check
 def procedure_matches_reference(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 eqs. 1-3 and alg. 1; args: ``passes`` (default 3), ``scale_agreement``
     (default true: the code's 1/√d; false: Procedure 1 as printed)."""
@@ -172,6 +174,7 @@ def measure_softmax_axis(
     ]
 
 
+@claim_check
 def softmax_over_parents(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 eq. 3, on a second pass (random non-zero parent poses)."""
     layer = build_layer(ctx.seed)
@@ -204,6 +207,7 @@ def measure_uniform_first_pass(route: Router, children: Tensor) -> list[Finding]
     ]
 
 
+@claim_check
 def uniform_first_pass(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 eq. 2 and alg. 1: parent poses start at 0, so the first pass is uniform."""
     layer = build_layer(ctx.seed)
@@ -229,6 +233,7 @@ def measure_layer_norm(route: Router, layer: Any, children: Tensor) -> list[Find
     return findings
 
 
+@claim_check
 def layernorm_parent_poses(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 alg. 1 (LayerNorm after the weighted sum), at the norm's initial affine."""
     layer = build_layer(ctx.seed, random_affine=False)
@@ -256,6 +261,7 @@ def measure_unsquashed(route: Router, children: Tensor) -> list[Finding]:
     return [at_least("max parent pose length over two passes", float(lengths.max()), 1.0)]
 
 
+@claim_check
 def parent_poses_unsquashed(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 §4.3 and alg. 1: parent pose lengths are not confined below one."""
     layer = build_layer(ctx.seed, random_affine=False)

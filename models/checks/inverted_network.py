@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
@@ -155,6 +156,7 @@ def small_network(seed: int) -> Any:
     return build_model("inverted_capsnet", "cifar10_simple", **SMALL_CAPSULES).double().eval()
 
 
+@claim_check
 def concurrent_routing(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 3, on the CIFAR-10 network with the simple backbone (float64),
     for 1, 2 and 3 passes: the third pass must use the second pass's poses, not stale ones."""
@@ -190,6 +192,7 @@ def measure_preset_routing(model: Any, x: Tensor, passes: int) -> tuple[list[Fin
     return findings, notes
 
 
+@claim_check
 def preset_routing_mode(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 3 and the official script: the preset routes concurrently with
     ``passes`` passes (README: ``--num_routing 2``). Args: ``preset``, ``passes`` (default 2)."""
@@ -227,6 +230,7 @@ def measure_network_gradient(model: Any, primary: Tensor, passes: int) -> list[F
     ]
 
 
+@claim_check
 def gradient_through_passes(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 alg. 1 and fig. 3: gradients flow through every routing pass (no pose
     detached between passes). Args: ``passes`` (default 3)."""
@@ -255,6 +259,7 @@ def measure_conv_windows(votes_of: Callable[[Tensor], Tensor], weight: Tensor, s
     ]
 
 
+@claim_check
 def conv_windows(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 1 (convolutional capsule layers), with the model's default
     ``input_expansion``; the details also report the official first commit's expansion."""
@@ -278,6 +283,7 @@ def conv_windows(ctx: CheckContext) -> Evidence:
     )
 
 
+@claim_check
 def capsule_layer_counts(ctx: CheckContext) -> Evidence:
     """Fig. 1's layer structure in a built network: [conv capsule layers incl. primary, FC].
 

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
 
@@ -70,6 +71,7 @@ def measure_grouping(capsules_of: Callable[[Tensor], Tensor], channels: int, dim
     return findings
 
 
+@claim_check
 def capsnet_primary_layout(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4: PrimaryCaps groups 8 channels at one grid position into a capsule."""
     from models.registry import build_model
@@ -95,6 +97,7 @@ def capsnet_primary_layout(ctx: CheckContext) -> Evidence:
     )
 
 
+@claim_check
 def inverted_primary_layout(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 (official README, Fig. 1): d channels at one position form a capsule,
     normalised by LayerNorm over those d channels (mean 0, variance 1 at the initial affine)."""
@@ -128,6 +131,7 @@ def inverted_primary_layout(ctx: CheckContext) -> Evidence:
     )
 
 
+@claim_check
 def capsnet_conv1_relu(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4: Conv1 ... "and ReLU activation": PrimaryCaps receives Conv1's
     rectified output (non-negative, with exact zeros), in a full forward of the network."""
@@ -203,6 +207,7 @@ def measure_stem_block(block: nn.Module, x: Tensor, kind: str, seed: int) -> lis
                     float((got - expected).abs().max()) / float(expected.abs().max()), 1e-9)]
 
 
+@claim_check
 def efficient_stem_order(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 official code (efficient_capsnet_graph_*.py): every stem block is
     Conv2D -> ReLU -> BatchNorm (MNIST, MultiMNIST) or Conv2D -> LeakyReLU -> InstanceNorm
@@ -238,6 +243,7 @@ def measure_primary_squash(capsules: Tensor, raw: Tensor, dim: int) -> list[Find
                     float((capsules - expected).abs().max()), 1e-9)]
 
 
+@claim_check
 def efficient_primary_squash(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2 applied to the primary capsules (official code, PrimaryCaps
     layer): each 8-D primary capsule is the squash of 8 depthwise channels."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, property_evidence
 
@@ -66,6 +67,7 @@ def measure_margin_loss(
     ]
 
 
+@claim_check
 def margin_loss_constants(ctx: CheckContext) -> Evidence:
     """The margin loss's constants, measured; args: ``m_plus``, ``m_minus``, ``lam`` (paper)."""
     from models.capsules import margin_loss

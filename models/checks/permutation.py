@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, generator, max_abs, property_evidence
 
@@ -113,6 +114,7 @@ def measure_symmetries(make: Callable[[Tensor | None, Tensor | None], Route], u_
     ]
 
 
+@claim_check
 def routing_symmetries(ctx: CheckContext) -> Evidence:
     """Args: ``family``: ``dynamic`` | ``self_attention`` | ``inverted``."""
     family = str(ctx.args.get("family", ""))

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
 
@@ -60,6 +61,7 @@ def _loss(model: Any, schedule: Any, poses: Tensor, labels: Tensor, pixels: Tens
     return training_loss(model, output, labels, pixels, None, schedule)
 
 
+@claim_check
 def reconstruction_scale(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4.1: the weight of the per-image sum of squared errors in the training
     loss. Args: ``model``, ``preset``, ``schedule`` (default capsnet, mnist, paper).
@@ -96,6 +98,7 @@ def measure_scale(model: Any, schedule: Any, poses: Tensor, labels: Tensor,
     return (losses[0] - losses[1]) / (sse[0] - sse[1]), losses, sse
 
 
+@claim_check
 def reconstruction_uses_true_label(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4.1: in training the decoder sees only the correct digit capsule.
     The poses are set so that a wrong capsule is the longest for every image."""
@@ -160,6 +163,7 @@ def measure_decoder(model: Any, poses: Tensor, mask: Tensor,
     return findings
 
 
+@claim_check
 def decoder_layers(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 fig. 2 and §4.1 on the preset's decoder (args: ``model``, ``preset``):
     the masked class capsules go through FC 512 (ReLU), FC 1024 (ReLU), FC pixels (sigmoid)."""

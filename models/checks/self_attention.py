@@ -17,6 +17,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     at_most,
@@ -96,6 +97,7 @@ def _router(layer: Any) -> Router:
     return route
 
 
+@claim_check
 def coupling_over_parents(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 6 on a float64 ``SelfAttentionRouting`` (16×8 -> 10×16)."""
     layer = build_layer(ctx.seed)
@@ -138,6 +140,7 @@ def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int) ->
     ]
 
 
+@claim_check
 def closed_form(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eqs. 3-6; args: ``divisor`` ("output" = √d_{l+1}, the code; "input")."""
     divisor = str(ctx.args.get("divisor", "output"))
@@ -154,6 +157,7 @@ def closed_form(ctx: CheckContext) -> Evidence:
     )
 
 
+@claim_check
 def preset_routing(ctx: CheckContext) -> Evidence:
     """The preset's FCCaps layer, as built, follows the official code: √16 (the output capsule
     dimension) and log priors added after the softmax. Non-zero priors are copied in, because

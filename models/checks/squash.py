@@ -16,6 +16,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, generator, property_evidence
 
@@ -76,6 +77,7 @@ def _subject(name: str) -> str:
     )
 
 
+@claim_check
 def squash_sabour_properties(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 eq. 1: direction kept, length ‖s‖²/(1+‖s‖²) in [0, 1)."""
     from models.capsules import squash_sabour
@@ -84,6 +86,7 @@ def squash_sabour_properties(ctx: CheckContext) -> Evidence:
     return property_evidence(_subject("models.capsules.squash_sabour"), findings)
 
 
+@claim_check
 def squash_efficient_properties(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2: direction kept, length 1 − e^{−‖s‖} in [0, 1)."""
     from models.capsules import squash_efficient

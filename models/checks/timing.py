@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import torch
 
+from claimcheck import timing_factory
+
 Timed = Callable[[], object]
 
 
@@ -25,6 +27,7 @@ def _inputs(shape: tuple[int, ...], seed: int, device: str) -> torch.Tensor:
     return torch.randn(shape, generator=generator).to(device)
 
 
+@timing_factory
 def dynamic_routing_step(
     iterations: int,
     n_in: int = 1152,
@@ -46,6 +49,7 @@ def dynamic_routing_step(
     return run
 
 
+@timing_factory
 def dynamic_routing_layer(
     n_in: int,
     iterations: int,
@@ -75,6 +79,7 @@ def _forward_without_grad(layer: torch.nn.Module, u: torch.Tensor) -> Timed:
     return run
 
 
+@timing_factory
 def self_attention_layer(
     n_in: int,
     d_in: int = 8,
@@ -93,6 +98,7 @@ def self_attention_layer(
     return _forward_without_grad(layer, u)
 
 
+@timing_factory
 def inverted_routing_step(
     passes: int,
     n_in: int = 800,

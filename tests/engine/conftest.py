@@ -21,7 +21,7 @@ PYPROJECT = """\
 [tool.claimcheck]
 wiki = "wiki"
 results = ".claimcheck"
-import_roots = ["."]
+import_roots = ["tinymodels"]
 model_factory = "tinymodels.registry:build_model"
 trainer = "tinymodels.training:run_training"
 """
@@ -30,6 +30,8 @@ NETS = '''\
 """Tiny networks whose parameter counts are easy to derive by hand."""
 import torch
 from torch import nn
+
+from claimcheck import model_factory
 
 
 class TinyNet(nn.Module):
@@ -48,17 +50,20 @@ class TinyNet(nn.Module):
         return self.head(hidden), hidden
 
 
+@model_factory
 def tiny(width: int = 4) -> TinyNet:
     return TinyNet(width)
 '''
 
 REGISTRY = '''\
 """build_model(name, preset, **overrides) for the test project."""
+from claimcheck import model_factory
 from tinymodels.nets import TinyNet
 
 PRESETS = {"tiny": {"small": {"width": 4}, "wide": {"width": 16}}}
 
 
+@model_factory
 def build_model(name, preset, **overrides):
     return TinyNet(**{**PRESETS[name][preset], **overrides})
 '''
@@ -67,7 +72,10 @@ TIMERS = '''\
 """Factories of zero-argument callables for the timing kind."""
 import time
 
+from claimcheck import timing_factory
 
+
+@timing_factory
 def sleeper(seconds):
     return lambda: time.sleep(seconds)
 '''
@@ -78,13 +86,16 @@ import os
 import signal
 import time
 
+from claimcheck import claim_check
 from claimcheck.checks.api import DataUnavailable, Evidence
 
 
+@claim_check
 def holds(ctx):
     return Evidence(measured=bool(ctx.args.get("value", True)), details="as told")
 
 
+@claim_check
 def reports_progress(ctx):
     for step in range(3):
         ctx.progress(f"step {step + 1}/3", (step + 1) / 3)
@@ -92,25 +103,30 @@ def reports_progress(ctx):
     return Evidence(measured=True)
 
 
+@claim_check
 def raises(ctx):
     raise RuntimeError("boom in the check")
 
 
+@claim_check
 def hangs(ctx):
     time.sleep(600)
     return Evidence(measured=True)
 
 
+@claim_check
 def exits(ctx):
     os._exit(3)
 
 
+@claim_check
 def kills_itself(ctx):
     os.kill(os.getpid(), signal.SIGKILL)
     time.sleep(5)
     return Evidence(measured=True)
 
 
+@claim_check
 def no_data(ctx):
     raise DataUnavailable("dataset not available: tiny-blobs")
 '''
@@ -119,7 +135,10 @@ TRAINING = '''\
 """A trainer that follows the trainer contract: logistic regression on separable blobs."""
 import torch
 
+from claimcheck import trainer
 
+
+@trainer
 def run_training(spec, ctx):
     generator = torch.Generator().manual_seed(ctx.seed)
     x = torch.randn(64, 2, generator=generator)

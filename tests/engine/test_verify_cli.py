@@ -189,3 +189,39 @@ def test_cuda_without_a_gpu_is_unverified_not_an_error(
     assert code == ExitCode.OK
     assert rows["params"]["reason"] == "device unavailable: torch sees no CUDA device"
     assert not rows["params"]["errored"]
+
+
+def test_ci_rechecks_the_result_files_a_pull_request_changed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--recheck-results-changed-since REF`` re-runs exactly the claims whose result files
+    differ from REF, so a hand-edited measurement in a pull request is replaced by a real one."""
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    wiki = str(project / "wiki")
+    run(["verify", wiki, "--device", "cpu"], capsys)
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    forged = project / ".claimcheck" / "results" / f"{ARXIV}__params.json"
+    data = json.loads(forged.read_text("utf-8"))
+    real = data["measured"]
+    data["measured"] = real + 1000
+    forged.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    code, out, err = run(["verify", wiki, "--device", "cpu", "--format", "json",
+                          "--recheck-results-changed-since", "HEAD"], capsys)
+    assert code == ExitCode.OK, err
+    assert {k for k, row in rows_of(out).items() if row["ran"]} == {"params"}
+    assert json.loads(forged.read_text("utf-8"))["measured"] == real
+    code, _, err = run(["verify", wiki, "--recheck-results-changed-since", "no-such-ref"], capsys)
+    assert code == ExitCode.USAGE and "--recheck-results-changed-since" in err
+
+
+def test_status_prints_plain_rows_off_a_terminal(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(["verify", str(project / "wiki"), "--device", "cpu"], capsys)
+    _, out, _ = run(["status", str(project / "wiki")], capsys)
+    lines = out.strip().splitlines()
+    assert "┃" not in out and "│" not in out
+    assert lines[0].startswith(f"{ARXIV}/holds-yes  verified  measured true  expected the "
+                               "property to hold  wiki/papers/paper-0.md:")
+    assert lines[-1] == "4 claim(s): 2 verified, 1 contradicted, 1 unverified; 0 stale"

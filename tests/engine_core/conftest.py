@@ -26,7 +26,7 @@ version = "0"
 
 [tool.claimcheck]
 wiki = "wiki"
-import_roots = ["."]
+import_roots = ["models"]
 model_factory = "models.registry:build_model"
 trainer = "models.training:run_training"
 """
@@ -56,17 +56,25 @@ PROJECT_FILES: dict[str, str] = {
     "models/unrelated.py": "NOTE = 'nothing imports me'\n",
     "models/checks/__init__.py": "",
     "models/checks/alpha_checks.py": """
+        from claimcheck import claim_check, timing_factory
         from models import alpha_net
 
+        @claim_check
         def width_is_eight(ctx):
             return alpha_net.WIDTH == 8
+
+        @timing_factory
+        def alpha_timer():
+            return lambda: alpha_net.WIDTH
 
         def _helper():
             return None
     """,
     "models/checks/beta_checks.py": """
         import models.beta_net
+        from claimcheck import claim_check
 
+        @claim_check
         def width_is_sixteen(ctx):
             return models.beta_net.WIDTH == 16
     """,
@@ -186,7 +194,7 @@ claims:
     cite: tab. 2
     statement: Alpha is as fast as itself.
     check: timing
-    args: {a: "models.checks.alpha_checks:width_is_eight", b: "models.checks.alpha_checks:_helper"}
+    args: {a: "models.checks.alpha_checks:alpha_timer", b: "models.checks.alpha_checks:_helper"}
     expect: {at_most: 1.5}
   - id: alpha-accuracy
     cite: tab. 3

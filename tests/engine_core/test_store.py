@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -183,7 +184,7 @@ def test_history_grows_and_is_capped(store: ResultStore, make_result: ResultFact
         "verdict": "contradicted", "reason": f"measured {HISTORY_LIMIT + 1}",
         "measured": HISTORY_LIMIT + 1,
         "timestamp": f"2026-11-29T23:00:{HISTORY_LIMIT + 1:02d}+00:00",
-        "fingerprint": "f" * 64,
+        "fingerprint": "f" * 64, "budget": "smoke", "errored": False,
     }
 
 
@@ -197,9 +198,11 @@ def test_artifacts_move_into_the_store_and_replace_older_ones(
     first = store.write(
         make_result(artifacts={"curve_svg": "curve.svg", "curve_json": "curve.json"}), scratch
     )
+    generation = Path(first.artifacts["curve_svg"]).parent
+    assert generation.parent == Path("artifacts/2101.12491__mnist-params")
     assert first.artifacts == {
-        "curve_svg": "artifacts/2101.12491__mnist-params/curve.svg",
-        "curve_json": "artifacts/2101.12491__mnist-params/curve.json",
+        "curve_svg": f"{generation.as_posix()}/curve.svg",
+        "curve_json": f"{generation.as_posix()}/curve.json",
     }
     svg = store.artifact_path(first, "curve_svg")
     assert svg is not None and svg.read_text() == "<svg/>"
@@ -212,8 +215,26 @@ def test_artifacts_move_into_the_store_and_replace_older_ones(
         )
     assert set(second.artifacts) == {"curve_svg"}
     assert store.artifact_path(second, "curve_json") is None
-    assert not (store.artifacts_dir / "2101.12491__mnist-params" / "curve.json").exists()
+    assert Path(second.artifacts["curve_svg"]).parent != generation
+    assert not (store.folder / generation).exists()
     assert (store.artifact_path(second, "curve_svg") or Path()).read_text() == "<svg>2</svg>"
+    assert sorted(p.name for p in (store.artifacts_dir / "2101.12491__mnist-params").iterdir()) \
+        == [Path(second.artifacts["curve_svg"]).parent.name]
+
+
+def test_identical_artifacts_keep_their_generation_folder(
+    store: ResultStore, make_result: ResultFactory, tmp_path: Path
+) -> None:
+    """A re-run that draws the same curve leaves the committed files (and git status) alone."""
+    paths = []
+    for _ in range(2):
+        scratch = tmp_path / f"scratch{len(paths)}"
+        scratch.mkdir()
+        (scratch / "curve.svg").write_text("<svg/>")
+        paths.append(store.write(make_result(artifacts={"curve_svg": "curve.svg"}), scratch)
+                     .artifacts["curve_svg"])
+    assert paths[0] == paths[1]
+    assert (store.folder / paths[1]).read_text() == "<svg/>"
 
 
 def test_run_lock_refuses_a_second_run(store: ResultStore, run_python: PythonRunner) -> None:
@@ -305,8 +326,24 @@ def test_kill_9_mid_write_leaves_every_file_parseable(store: ResultStore) -> Non
 
 
 def test_environment_and_git_state(tmp_path: Path) -> None:
+    """Provenance works in a source tarball (no .git) and in a repository of its own making,
+    never assuming that the tests run from a git checkout."""
     env = environment_info()
     assert set(env) == {"python", "torch", "claimcheck", "platform"}
     assert git_state(tmp_path) == {"commit": None, "dirty": None}
-    state = git_state(REPO, ignore=REPO / ".claimcheck")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    (repo / ".claimcheck").mkdir(parents=True)
+    (repo / "card.md").write_text("one\n")
+    (repo / ".claimcheck" / "r.json").write_text("{}\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "init"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    state = git_state(repo, ignore=repo / ".claimcheck")
     assert isinstance(state["commit"], str) and len(state["commit"]) == 40
+    assert state["dirty"] is False
+    (repo / ".claimcheck" / "r.json").write_text('{"changed": 1}\n')
+    assert git_state(repo, ignore=repo / ".claimcheck")["dirty"] is False
+    (repo / "card.md").write_text("two\n")
+    assert git_state(repo, ignore=repo / ".claimcheck")["dirty"] is True

@@ -132,3 +132,51 @@ def test_claim_without_check_keeps_its_reason() -> None:
 def test_verdict_is_a_str_enum() -> None:
     assert Verdict("contradicted") is C
     assert C == "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("expected", "rel_tol"), [(100.0, 0.05), (161000, 0.005), (-2.0, 0.1), (0.3, 0.2)]
+)
+def test_approx_rel_tol_is_a_band_symmetric_around_the_expectation(
+    expected: float, rel_tol: float
+) -> None:
+    """``approx E ± r`` means |measured - E| <= r·|E|, on both sides, as the reason says; not
+    ``math.isclose``, which scales by the larger of the two values."""
+    claim = make_claim({"approx": expected, "rel_tol": rel_tol})
+    band = rel_tol * abs(expected)
+    just = band * 1e-6
+    for edge in (expected - band, expected + band):
+        inside = edge + just if edge < expected else edge - just
+        outside = edge - just if edge < expected else edge + just
+        assert judge(claim, Evidence(measured=inside)).verdict is V, inside
+        verdict = judge(claim, Evidence(measured=outside))
+        assert verdict.verdict is C, outside
+        assert f"± {rel_tol * 100:g}%" in verdict.reason
+
+
+def test_approx_above_the_band_by_isclose_is_contradicted() -> None:
+    """E = 100, r = 5%: 105.1 lies above the band; math.isclose(105.1, 100, rel_tol=0.05) says
+    it is close (0.05 · 105.1 = 5.26 > 5.1)."""
+    claim = make_claim({"approx": 100, "rel_tol": 0.05})
+    assert judge(claim, Evidence(measured=105.1)).verdict is C
+    assert judge(claim, Evidence(measured=94.9)).verdict is C
+
+
+@pytest.mark.parametrize(
+    ("expect", "measured"),
+    [({"approx": 1e10, "rel_tol": 0.1}, 10**400), ({"at_most": 1.5}, 10**400),
+     ({"equals": 1.5}, -(10**400)), ({"between": [0, 1]}, [10**400])],
+)
+def test_an_integer_too_large_for_a_float_is_incomparable(
+    expect: dict[str, Any], measured: Any
+) -> None:
+    judgement = judge(make_claim(expect), Evidence(measured=measured))
+    assert judgement.verdict is U
+    assert "too large" in judgement.reason or "not a number" in judgement.reason
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_non_finite_expectation_is_never_judged(value: float) -> None:
+    for expect in ({"approx": value, "rel_tol": 0.1}, {"at_most": value}, {"equals": value}):
+        judgement = judge(make_claim(expect), Evidence(measured=1.0))
+        assert judgement.verdict is U and "not a finite number" in judgement.reason

@@ -29,15 +29,18 @@ FAULTY_CHECKS = '''\
 import time
 from pathlib import Path
 
+from claimcheck import claim_check
 from claimcheck.checks.api import Evidence
 
 
+@claim_check
 def slow(ctx):
     Path(ctx.args["started"]).touch()
     time.sleep(float(ctx.args["seconds"]))
     return Evidence(measured=True, details="slept")
 
 
+@claim_check
 def hog(ctx):
     chunks = []
     for _ in range(int(ctx.args["chunks"])):

@@ -25,7 +25,7 @@ UNTRUSTED = {
     "stdlib-subprocess": ("subprocess:run", "standard-library module 'subprocess'"),
     "site-packages": ("yaml:safe_load", "installed package 'yaml'"),
     "climbs-out": ("../outside:fn", "is a file path"),
-    "outside-roots": ("hardening_outside:touch_marker", "not found under the import roots"),
+    "outside-roots": ("hardening_outside:touch_marker", "lies outside the content package"),
 }
 OUTSIDE_MODULE = '''\
 from pathlib import Path

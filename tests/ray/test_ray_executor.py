@@ -15,7 +15,6 @@ from claimcheck.ray_executor import (
     RayExecutor,
     infeasible_reason,
     missing_ray_message,
-    project_modules_forgotten,
     ray_installed,
     read_artifacts,
     task_resources,
@@ -82,36 +81,6 @@ def test_artifacts_travel_as_bytes_and_stay_inside_the_scratch_folder(tmp_path: 
     assert read_artifacts(tmp_path / "missing") == {}
     with pytest.raises(ValueError, match="leaves the scratch folder"):
         write_artifacts({"../escape.txt": b"x"}, tmp_path / "driver")
-
-
-def test_a_task_leaves_no_project_module_behind(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "project", {})
-    path_before = list(sys.path)
-    with project_modules_forgotten(root):
-        sys.path.insert(0, str(root))
-        import tinymodels.unrelated  # type: ignore[import-not-found]
-
-        assert tinymodels.unrelated.VALUE == 1
-    assert "tinymodels.unrelated" not in sys.modules and "tinymodels" not in sys.modules
-    assert sys.path == path_before
-    assert "pytest" in sys.modules
-
-
-def test_installed_packages_stay_even_inside_the_project(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    packages = tmp_path / "project" / ".venv" / "lib"
-    packages.mkdir(parents=True)
-    (packages / "claimcheck_test_installed.py").write_text("VALUE = 2\n")
-    monkeypatch.setattr(sys, "prefix", str(tmp_path / "project" / ".venv"))
-    monkeypatch.delitem(sys.modules, "claimcheck_test_installed", raising=False)
-    with project_modules_forgotten(tmp_path / "project"):
-        sys.path.insert(0, str(packages))
-        import claimcheck_test_installed  # type: ignore[import-not-found]
-
-        assert claimcheck_test_installed.VALUE == 2
-    assert "claimcheck_test_installed" in sys.modules
-    monkeypatch.delitem(sys.modules, "claimcheck_test_installed")
 
 
 def test_without_ray_the_executor_refuses_with_the_install_hint(

@@ -70,7 +70,7 @@ def write_results(project: Path, results: dict[str, Stored], curve: str = CURVE)
 
 MINISITE_RESULTS = {
     "2101.12491/params": Stored(
-        "verified", 161824, details="counted trainable parameters <script>alert('details')</script>"
+        "verified", 161500, details="counted trainable parameters <script>alert('details')</script>"
     ),
     "2101.12491/accuracy": Stored(
         "contradicted", 98.93, reason="measured 98.93 is below 99.7", curve=True,

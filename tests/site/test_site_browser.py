@@ -66,7 +66,7 @@ def test_hover_and_focus_show_the_card(browser: Browser, root: str) -> None:
     browser.wait_for(f"{VISIBLE}({card})")
     text = browser.evaluate(f"{card}.innerText")
     assert "covers 2 claims" in text
-    assert "measured 98.93" in text and "measured 161,824" in text
+    assert "measured 98.93" in text and "measured 161,500" in text
     assert "reason: measured 98.93 is below 99.7" in text
     browser.hover(1, 1)
     browser.wait_for(f"!{VISIBLE}({card})")
@@ -116,7 +116,7 @@ def test_citation_link_lands_on_its_claim(browser: Browser, root: str) -> None:
         " && row.getBoundingClientRect().top < innerHeight && row.innerText)"
         "(document.getElementById('claim-params'))"
     )
-    assert "161,824" in landed and "verified" in landed
+    assert "161,500" in landed and "verified" in landed
     assert browser.dialogs() == []
 
 

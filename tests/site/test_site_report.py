@@ -43,7 +43,7 @@ def test_markdown_report(project: Path, capsys: pytest.CaptureFixture[str]) -> N
     text = capsys.readouterr().out
     assert "| ✗ contradicted | 1 |" in text and "| ⟳ stale | 1 |" in text
     assert "`2101.12491/accuracy`" in text
-    link = "https://example.org/r/blob/main/checks/probe.py#L4"
+    link = "https://example.org/r/blob/main/checks/probe.py#L7"
     assert f"[`checks.probe:always_true`]({link})" in text
     assert "<script>" not in text and "&lt;script&gt;" in text
 

@@ -58,7 +58,7 @@ def test_counts_per_verdict_and_stale_is_marked(stored_site: Path) -> None:
     assert html.count('aria-label="1 verified, 1 contradicted"') == 2
     segments = '>✓1</span><span class="cc-seg cc-seg--contradicted" aria-hidden="true">✗1<'
     assert html.count(segments) == 2
-    assert "98.93" in html and "161,824" in html
+    assert "98.93" in html and "161,500" in html
     assert 'href="../papers/routing-paper.html#claim-params"' in html
 
 

@@ -1,0 +1,77 @@
+"""Markers: how repository code opts in to being named from a card.
+
+Cards are data written by anyone who can open a pull request; a card may still choose *which*
+function runs (``check: models.checks.x:f``, ``factory:``, ``a:``/``b:``, ``trainer:``). Only
+functions that carry the marker of that role can be chosen:
+
+* ``@claim_check`` on a custom check ``fn(ctx: CheckContext) -> Evidence`` (``check:``);
+* ``@model_factory`` on a function that builds a ``torch.nn.Module`` from keyword arguments
+  (``params``/``shapes`` ``args.factory``);
+* ``@timing_factory`` on a function that returns a zero-argument callable to time
+  (``timing`` ``args.a``/``args.b``);
+* ``@trainer`` on a trainer ``fn(spec, ctx) -> dict`` (``train`` ``args.trainer``).
+
+``claimcheck lint`` finds the markers with :mod:`ast`, without importing anything: the decorator
+must be written exactly as ``@claim_check`` or ``@claimcheck.claim_check`` (likewise for the
+others). ``claimcheck verify`` checks the same thing from the files before it imports, and checks
+the attribute the decorator sets after it imports, so a name rebound later in the module is not
+trusted either. A marker only marks: the function is returned unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, TypeVar
+
+MARKER_ATTRIBUTE = "__claimcheck_marker__"
+"""The attribute a marker sets on the function it marks; its value is the :class:`Role`'s name."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Role(str, Enum):
+    """What a card asks a named function to be; each role has its own marker of the same name."""
+
+    CLAIM_CHECK = "claim_check"
+    MODEL_FACTORY = "model_factory"
+    TIMING_FACTORY = "timing_factory"
+    TRAINER = "trainer"
+
+    @property
+    def decorator(self) -> str:
+        """``@claim_check``: how the marker is written above a ``def``."""
+        return f"@{self.value}"
+
+
+def _mark(function: F, role: Role) -> F:
+    if isinstance(function, type) or not callable(function):
+        raise TypeError(f"{role.decorator} marks a function, not {type(function).__name__}")
+    setattr(function, MARKER_ATTRIBUTE, role.value)
+    return function
+
+
+def claim_check(function: F) -> F:
+    """Let a card name ``function`` as its ``check: module.path:function``."""
+    return _mark(function, Role.CLAIM_CHECK)
+
+
+def model_factory(function: F) -> F:
+    """Let a ``params``/``shapes`` claim name ``function`` as ``args.factory``."""
+    return _mark(function, Role.MODEL_FACTORY)
+
+
+def timing_factory(function: F) -> F:
+    """Let a ``timing`` claim name ``function`` as ``args.a`` or ``args.b``."""
+    return _mark(function, Role.TIMING_FACTORY)
+
+
+def trainer(function: F) -> F:
+    """Let a ``train`` claim name ``function`` as ``args.trainer``."""
+    return _mark(function, Role.TRAINER)
+
+
+def marker_of(function: object) -> str | None:
+    """The role ``function`` was marked for at run time, or ``None``."""
+    value = getattr(function, MARKER_ATTRIBUTE, None)
+    return value if isinstance(value, str) else None

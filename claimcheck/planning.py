@@ -1,0 +1,126 @@
+"""Which claims a verify runs, with which limits, and which it refuses without running.
+
+A claim with a check runs when its stored result is missing or stale, with ``force``, with
+``recheck`` (its result file changed in a pull request: ``--recheck-results-changed-since``), or
+when it is a ``train`` result made at a smaller budget than the one asked for. ``only`` narrows
+the selection with an fnmatch pattern on the global id, the arXiv id or the card's slug. Claims
+marked ``unverified: reason`` are reported with that reason, never run.
+
+A run never replaces a successful result with one of a smaller budget (:mod:`claimcheck.store`),
+so a stale ``train`` result made at a larger budget is not re-run at a smaller one unless forced:
+it stays shown, stale, until a run at its own budget refreshes it.
+
+Budgets are amounts of work (the trainer's business); the time limits here are only safety nets,
+several times the expected time, and crossing one is an error of that run, never a verdict.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+from claimcheck.cards import Tier
+from claimcheck.config import ProjectConfig
+from claimcheck.errors import CheckReferenceError
+from claimcheck.result import BUDGETS, budget_rank, succeeded
+from claimcheck.status import StoredStatus, collect_status
+from claimcheck.store import ResultStore
+from claimcheck.trust import callable_slots, resolve_reference
+from claimcheck.wiki import ClaimRef, Wiki
+
+__all__ = [
+    "BUDGETS", "TIER_TIMEOUT_S", "TRAIN_TIMEOUT_S", "RunOptions", "matches", "needs_run",
+    "plan", "refusal", "timeout_for",
+]
+
+TIER_TIMEOUT_S = {Tier.STATIC: 120.0, Tier.UNIT: 120.0, Tier.BENCH: 300.0}
+TRAIN_TIMEOUT_S = {"smoke": 900.0, "short": 3600.0, "full": 48 * 3600.0}
+"""Safety nets: about 30x the expected time of a smoke run, 12x a short one."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The knobs of one verify run (``timeout_s=None``: the tier's default).
+
+    ``rerun_on_environment`` re-runs every result whose recorded environment (torch, python,
+    platform) differs from this one; ``recheck`` holds global ids whose result files a pull
+    request changed, re-run whatever their state.
+    """
+
+    budget: str = "smoke"
+    device: str = "auto"
+    timeout_s: float | None = None
+    jobs: int = 1
+    force: bool = False
+    only: str | None = None
+    seed: int = 0
+    rerun_on_environment: bool = False
+    recheck: frozenset[str] = field(default_factory=frozenset)
+
+
+def matches(ref: ClaimRef, pattern: str | None) -> bool:
+    """Whether ``--only PATTERN`` selects ``ref`` (global id, arXiv id or card slug)."""
+    if pattern is None:
+        return True
+    names = (ref.global_id, ref.arxiv, ref.card.card.slug)
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names)
+
+
+def _larger_budget(status: StoredStatus, options: RunOptions) -> bool:
+    """Whether the stored result is a successful ``train`` result of a larger budget."""
+    stored = status.stored
+    return (stored is not None and succeeded(stored) and stored.tier == Tier.TRAIN.value
+            and budget_rank(stored.budget) > budget_rank(options.budget))
+
+
+def needs_run(status: StoredStatus, options: RunOptions) -> bool:
+    """Whether a claim with a check must run now (see the module docstring)."""
+    stored = status.stored or status.result
+    if options.force or stored is None or status.ref.global_id in options.recheck:
+        return True
+    if status.stale:
+        return not _larger_budget(status, options)
+    if stored.tier == Tier.TRAIN.value and stored.budget in BUDGETS:
+        return budget_rank(stored.budget) < budget_rank(options.budget)
+    return False
+
+
+def timeout_for(tier: Tier, options: RunOptions) -> float:
+    """``--timeout`` if given, else the tier's safety net (train: by budget)."""
+    if options.timeout_s is not None:
+        return options.timeout_s
+    if tier is Tier.TRAIN:
+        return TRAIN_TIMEOUT_S[options.budget]
+    return TIER_TIMEOUT_S[tier]
+
+
+def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
+    """Why the claim is not run although it was planned (``""``: run it).
+
+    A function the claim names that the trust boundary refuses (the message lint gives: such a
+    claim never reaches a worker); or a re-check of a changed result file that this run's budget
+    cannot reproduce.
+    """
+    ref = status.ref
+    for slot in callable_slots(ref.claim.check, ref.claim.args):
+        try:
+            resolve_reference(slot.text, config, role=slot.role)
+        except CheckReferenceError as exc:
+            return exc.message
+    if ref.global_id in options.recheck and _larger_budget(status, options):
+        budget = status.stored.budget if status.stored else "?"
+        return (f"its result file changed, at budget {budget!r}, which this run "
+                f"({options.budget!r}) cannot re-check: run with --budget {budget}")
+    return ""
+
+
+def plan(
+    wiki: Wiki, store: ResultStore, options: RunOptions
+) -> tuple[list[StoredStatus], list[StoredStatus]]:
+    """Every selected claim's status, and those of them to run."""
+    statuses = [
+        s for s in collect_status(wiki, store, rerun_on_environment=options.rerun_on_environment)
+        if matches(s.ref, options.only)
+    ]
+    planned = [s for s in statuses if s.ref.claim.check is not None and needs_run(s, options)]
+    return statuses, planned

@@ -1,0 +1,69 @@
+"""Which claims' stored results a pull request changed, so CI can re-make them.
+
+Results are committed, so a pull request can change a result file by hand. Every read judges a
+stored measurement again (:mod:`claimcheck.status`), which catches a verdict that does not follow
+from its own measurement, but not a forged measurement. CI therefore re-runs every claim whose
+result file or artifacts differ from the pull request's base::
+
+    claimcheck verify wiki/ --recheck-results-changed-since origin/main
+
+:func:`changed_result_claims` asks git for the files under the results store that differ between
+``GIT_REF`` and the working tree (committed, staged, unstaged or untracked) and maps them to the
+claims of the wiki. A re-run replaces the changed file with a real measurement; one the run's
+budget cannot reproduce (a ``full``-budget result in a ``smoke`` CI run) errs, so the run fails
+and a person looks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from claimcheck.errors import UsageError
+from claimcheck.store import result_stem
+from claimcheck.wiki import Wiki
+
+
+def _git(root: Path, *args: str) -> list[str]:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UsageError(f"--recheck-results-changed-since needs git: {exc}") from None
+    if done.returncode != 0:
+        problem = " ".join(done.stderr.split()) or f"git exited with {done.returncode}"
+        raise UsageError(f"--recheck-results-changed-since: {problem}")
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def changed_result_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
+    """Global ids of the claims whose result file or artifacts differ from ``git_ref``."""
+    root, store = wiki.config.root, wiki.config.results
+    try:
+        relative = store.relative_to(root).as_posix()
+    except ValueError:
+        raise UsageError(
+            f"--recheck-results-changed-since: the results store {store} lies outside the "
+            f"project {root}") from None
+    if git_ref.startswith("-"):
+        raise UsageError(f"--recheck-results-changed-since: {git_ref!r} is not a git ref")
+    _git(root, "rev-parse", "--verify", "--quiet", f"{git_ref}^{{commit}}")
+    changed = _git(root, "diff", "--relative", "--name-only", "--no-renames", git_ref, "--",
+                   relative)
+    changed += _git(root, "ls-files", "--others", "--exclude-standard", "--", relative)
+    stems = {_stem(Path(path), relative) for path in changed} - {None}
+    return frozenset(ref.global_id for ref in wiki.claims()
+                     if result_stem(ref.global_id) in stems)
+
+
+def _stem(path: Path, store: str) -> str | None:
+    """``results/<stem>.json`` or ``artifacts/<stem>/...`` under the store, as ``<stem>``."""
+    try:
+        parts = path.relative_to(store).parts
+    except ValueError:
+        return None
+    if len(parts) == 2 and parts[0] == "results" and parts[1].endswith(".json"):
+        return parts[1][: -len(".json")]
+    if len(parts) >= 3 and parts[0] == "artifacts":
+        return parts[1]
+    return None
