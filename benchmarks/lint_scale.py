@@ -1,20 +1,28 @@
 """Lint throughput at scale: 1,000 generated cards with 20 citations each.
 
-Prints cards per second and the peak memory of the lint itself. Run:
-``python benchmarks/lint_scale.py [--cards 1000] [--citations 20]``.
+Prints cards per second and the peak memory of the lint itself, and the ratio of a whole lint
+(load every card, scan its citations, apply every rule) to a *floor* made of what any card tool
+must do: read each file, parse its front matter with ``yaml.CSafeLoader`` and validate it once
+with pydantic. The two are timed in alternating rounds in this process, so machine load falls on
+both; the ratio is what to read on a shared machine. Run:
+``python benchmarks/lint_scale.py [--cards 1000] [--citations 20] [--rounds 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
+import yaml
+
 from claimcheck.config import load_config
 from claimcheck.lint import Level, lint_wiki
-from claimcheck.wiki import load_wiki
+from claimcheck.loader import _CARD_ADAPTER
+from claimcheck.wiki import card_files, load_wiki
 
 PAPERS = 10
 LOCATORS = ["§3.1", "tab. 2", "eq. 5", "fig. 4", "alg. 1"]
@@ -60,15 +68,50 @@ def generate(folder: Path, cards: int, citations: int) -> None:
         (wiki / f"concept-{index}.md").write_text(_concept(index, citations), encoding="utf-8")
 
 
+def floor(files: list[Path]) -> int:
+    """Read each card, parse its front matter with CSafeLoader, validate it once: the least a
+    card linter does. Returns the number of valid cards (so nothing is optimised away)."""
+    valid = 0
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        front = text.split("\n---\n", 1)[0].removeprefix("---\n")
+        data = yaml.load(front, Loader=yaml.CSafeLoader)
+        valid += _CARD_ADAPTER.validate_python(data) is not None
+    return valid
+
+
+def interleaved(config: object, files: list[Path], rounds: int) -> tuple[float, float]:
+    """Median seconds of (whole lint, floor) over ``rounds`` alternating rounds."""
+    lints, floors = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        lint_wiki(load_wiki(config))  # type: ignore[arg-type]
+        lints.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        floor(files)
+        floors.append(time.perf_counter() - start)
+    return statistics.median(lints), statistics.median(floors)
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=1000)
     parser.add_argument("--citations", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         generate(root, args.cards, args.citations)
         config = load_config(root)
+        print(f"load average before: {_loadavg()}")
+        lint_s, floor_s = interleaved(config, card_files(config.wiki), args.rounds)
         tracemalloc.start()
         start = time.perf_counter()
         wiki = load_wiki(config)
@@ -86,6 +129,10 @@ def main() -> None:
           f"warnings: {warnings}")
     print(f"lint time: {untraced:.2f} s  ({len(wiki.cards) / untraced:,.0f} cards/s)")
     print(f"with tracemalloc: {elapsed:.2f} s; peak traced memory: {peak / 2**20:.1f} MiB")
+    print(f"interleaved, median of {args.rounds}: lint {lint_s:.2f} s, floor (read + "
+          f"CSafeLoader + one pydantic validation per card) {floor_s:.2f} s: "
+          f"lint / floor = {lint_s / floor_s:.2f}x")
+    print(f"load average after: {_loadavg()}")
 
 
 if __name__ == "__main__":

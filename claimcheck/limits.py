@@ -14,6 +14,12 @@ The limit, per check:
 A claim's ``resources: {memory_gb: N}`` is the per-claim override (see
 :func:`memory_limit_bytes`).
 
+The limit is headroom: it counts the address space a check *adds* to what its process had
+mapped when the check started (:func:`ceiling_above_current`), so the libraries already loaded
+do not eat it. That matters for torch: a CUDA build of torch maps several GiB of CUDA libraries
+on import, even on a machine without a GPU, and an absolute 2 GiB ceiling would leave a check
+nothing at all.
+
 Caveats, by design of ``RLIMIT_AS``: it counts *virtual* memory, so it is an upper bound on what
 a check can touch, not on its resident size. CUDA's driver reserves tens of GiB of virtual address
 space when it initialises, so the limit must not be applied to a worker that will use a GPU
@@ -35,7 +41,9 @@ __all__ = [
     "DEFAULT_MEMORY_LIMIT_GB",
     "ENV_MEMORY_LIMIT",
     "MemoryLimitError",
+    "address_space",
     "apply_memory_limit",
+    "ceiling_above_current",
     "current_memory_limit",
     "memory_limit_bytes",
     "memory_limit_for_device",
@@ -108,6 +116,22 @@ def apply_memory_limit(limit_bytes: int | None) -> None:
     if hard != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > hard):
         wanted = hard
     resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+
+
+def address_space() -> int:
+    """This process's mapped address space in bytes (``/proc/self/statm``; 0 where unknown)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            pages = int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def ceiling_above_current(headroom: int | None) -> int | None:
+    """The absolute address-space limit that leaves ``headroom`` bytes beyond what this process
+    maps now (``None``: no limit)."""
+    return None if headroom is None else address_space() + headroom
 
 
 def current_memory_limit() -> int | None:

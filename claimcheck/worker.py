@@ -48,6 +48,7 @@ from claimcheck.executor import Outcome, Task, describe_exit
 from claimcheck.limits import (
     MemoryLimitError,
     apply_memory_limit,
+    ceiling_above_current,
     memory_limit_bytes,
     memory_limit_for_device,
 )
@@ -157,9 +158,11 @@ def _seed(seed: int) -> None:
 
 
 def _limit_memory(task: Task, device: str) -> None:
-    """Cap this process's address space for ``task`` (see :mod:`claimcheck.limits`)."""
+    """Cap what ``task`` may add to this process's address space (see :mod:`claimcheck.limits`:
+    the limit is headroom above what is mapped now, torch's libraries included)."""
     memory_gb = (task.resources or {}).get("memory_gb")
-    apply_memory_limit(memory_limit_for_device(device, memory_limit_bytes(memory_gb)))
+    headroom = memory_limit_for_device(device, memory_limit_bytes(memory_gb))
+    apply_memory_limit(ceiling_above_current(headroom))
 
 
 def run_isolated(task: Task, send: Send) -> Outcome:

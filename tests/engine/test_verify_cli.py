@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -196,6 +197,8 @@ def test_ci_rechecks_the_result_files_a_pull_request_changed(
 ) -> None:
     """``--recheck-results-changed-since REF`` re-runs exactly the claims whose result files
     differ from REF, so a hand-edited measurement in a pull request is replaced by a real one."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
     wiki = str(project / "wiki")
     run(["verify", wiki, "--device", "cpu"], capsys)

@@ -93,3 +93,26 @@ def test_non_positive_limit_is_refused() -> None:
             print("refused:", error)
     """)
     assert result.stdout.startswith("refused:"), result.stderr
+
+
+def test_the_limit_is_headroom_above_what_the_process_already_maps() -> None:
+    """A CUDA build of torch maps several GiB of libraries on import, even without a GPU. The
+    stand-in here reserves 6 GiB of address space first (mapped, never touched, as a shared
+    library is); a check's 512 MiB limit must still leave it 512 MiB to allocate."""
+    result = _child("""
+        import mmap
+        from claimcheck.limits import address_space, apply_memory_limit, ceiling_above_current
+        libraries = mmap.mmap(-1, 6 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+                              prot=mmap.PROT_READ)
+        before = address_space()
+        assert before >= 6 * 1024**3, before
+        apply_memory_limit(ceiling_above_current(512 * 1024**2))
+        small = bytearray(256 * 1024**2)
+        try:
+            hog = bytearray(2 * 1024**3)
+        except MemoryError:
+            print("stopped")
+        print("allocated", len(small))
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["stopped", f"allocated {256 * 1024**2}"]
