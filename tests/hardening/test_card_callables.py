@@ -129,7 +129,8 @@ HOSTILE: dict[str, tuple[str, dict[str, Any], str]] = {
             "numerator": {"kind": "params", "args": TINY},
             "denominator": {"kind": "params", "args": {"factory": "subprocess:run"}}}},
         "denominator": {"kind": "params", "args": TINY}}, "standard-library module"),
-    "train-own-trainer": ("train", {"trainer": "tinymodels.bait:unmarked", "epochs": 1},
+    "train-own-trainer": ("train", {"trainer": "tinymodels.bait:unmarked", "model": "tiny",
+                                    "preset": "small", "epochs": 1},
                           "is not marked @trainer"),
 }
 ALLOWED = {
