@@ -18,7 +18,8 @@ the same names with the same message; verify also checks the marker on the impor
 
 :func:`callable_slots` lists every place a claim names a function: its ``check``, and the args of
 the built-in kinds that take one (``factory`` of ``params``/``shapes``/``flops``, ``a``/``b``,
-``trainer``, and the kinds nested in ``ratio``). It is the one table that lint, verify and fingerprints share.
+``trainer``, and the kinds nested in ``ratio``). It is the one table that lint, verify and
+fingerprints share.
 """
 
 from __future__ import annotations
