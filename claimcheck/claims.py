@@ -61,14 +61,18 @@ class Strict(BaseModel):
 class Expect(Strict):
     """The claim's expectation: exactly one comparator.
 
-    ``equals``, ``approx`` (with exactly one of ``rel_tol``/``abs_tol``), ``at_most``,
+    ``equals``, ``approx`` (with exactly one of ``rel_tol``/``abs_tol``/``std``), ``at_most``,
     ``at_least``, ``between: [lo, hi]`` or ``holds: true`` (for property checks).
+    ``{approx: 0.25, std: 0.005}`` is a paper's "mean ± std over runs": accepted is what a run
+    of that distribution gives at the project's confidence level, ``approx ± z·std``
+    (``claimcheck.interval_verdict``).
     """
 
     equals: StrictInt | StrictFloat | StrictStr | StrictBool | list[Any] | None = None
     approx: Number | None = None
     rel_tol: Annotated[Number, Field(gt=0)] | None = None
     abs_tol: Annotated[Number, Field(gt=0)] | None = None
+    std: Annotated[Number, Field(gt=0)] | None = None
     at_most: Number | None = None
     at_least: Number | None = None
     between: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = None
@@ -86,14 +90,14 @@ class Expect(Strict):
                 "holds (got {got})",
                 {"got": ", ".join(sorted(chosen)) or "none"},
             )
-        tolerances = self.model_fields_set & {"rel_tol", "abs_tol"}
+        tolerances = self.model_fields_set & {"rel_tol", "abs_tol", "std"}
         if "approx" in chosen and len(tolerances) != 1:
             raise PydanticCustomError(
-                "expect_tolerance", "approx needs exactly one of rel_tol or abs_tol", {}
+                "expect_tolerance", "approx needs exactly one of rel_tol, abs_tol or std", {}
             )
         if "approx" not in chosen and tolerances:
             raise PydanticCustomError(
-                "expect_tolerance", "rel_tol/abs_tol only go with approx", {}
+                "expect_tolerance", "rel_tol/abs_tol/std only go with approx", {}
             )
         if self.between is not None and self.between[0] > self.between[1]:
             raise PydanticCustomError(

@@ -47,7 +47,9 @@ class ModuleRoot:
         return self.package is None or module.split(".")[0] == self.package
 
 
-_KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources"}
+_KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources",
+               "confidence"}
+DEFAULT_CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class ProjectConfig:
     import_roots: tuple[Path, ...]
     model_factory: str = "models.registry:build_model"
     trainer: str = "models.training:run_training"
+    confidence: float = DEFAULT_CONFIDENCE
     raw: dict[str, object] = field(default_factory=dict, compare=False)
 
     def relative(self, path: Path) -> str:
@@ -149,6 +152,11 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
     roots_value = table.get("import_roots", list(DEFAULT_IMPORT_ROOTS))
     if not isinstance(roots_value, list) or not all(isinstance(r, str) for r in roots_value):
         raise ConfigError("[tool.claimcheck] import_roots must be a list of strings", where)
+    confidence = table.get("confidence", DEFAULT_CONFIDENCE)
+    if (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+            or not 0.5 <= confidence < 1.0):
+        raise ConfigError("[tool.claimcheck] confidence must be a number in [0.5, 1), the level "
+                          "of the confidence intervals of training claims (e.g. 0.95)", where)
     roots = tuple((root / r).resolve() for r in roots_value)
     for resolved in roots:
         if resolved != root and root not in resolved.parents:
@@ -160,5 +168,6 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
         import_roots=roots,
         model_factory=text("model_factory", "models.registry:build_model"),
         trainer=text("trainer", "models.training:run_training"),
+        confidence=float(confidence),
         raw=dict(table),
     )

@@ -67,6 +67,8 @@ class ClaimRow:
     quote_message: str = ""
     secondary_source: str | None = None
     environment_note: str = ""
+    interval: dict[str, Any] | None = None
+    shown: str | None = None  # the measurement with its interval, chance and budget
 
     @property
     def errored(self) -> bool:
@@ -76,6 +78,10 @@ class ClaimRow:
     def where(self) -> str:
         """``wiki/papers/x.md:23``."""
         return f"{self.card}:{self.line}"
+
+    def measured_text(self) -> str:
+        """The measurement as the reports print it: with its interval when it has one."""
+        return self.shown or format_value(self.measured)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON contract: every field, plus ``errored``."""
@@ -156,7 +162,7 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         for row in problems:
             label = "errored" if row.errored else row.verdict
             table.add_row(
-                row.claim, _basis(row), f"[red]{label}[/]", format_value(row.measured),
+                row.claim, _basis(row), f"[red]{label}[/]", row.measured_text(),
                 expected_text(row.expected), row.where(),
             )
         console.print(table)
@@ -250,7 +256,7 @@ def junit_xml(rows: list[ClaimRow]) -> str:
                             ("secondary_source", row.secondary_source)):
             if value:
                 ElementTree.SubElement(properties, "property", name=name, value=value)
-        text = f"measured {format_value(row.measured)}, expected {expected_text(row.expected)}"
+        text = f"measured {row.measured_text()}, expected {expected_text(row.expected)}"
         if row.errored:
             tallies["errors"] += 1
             node = ElementTree.SubElement(case, "error", message=row.reason)
@@ -302,7 +308,7 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
                                else "")
         table.add_row(
             row.claim, _basis(row), verdict,
-            format_value(row.measured) if row.measured is not None else "-",
+            row.measured_text() if row.measured is not None else "-",
             expected_text(row.expected), row.where(), reason,
         )
     console.print(table)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from claimcheck.cards import PaperCard
 from claimcheck.executor import Outcome
+from claimcheck.interval_verdict import interval_display
 from claimcheck.output import ClaimRow
 from claimcheck.paths import scrub
 from claimcheck.provenance import now_iso
@@ -28,12 +29,14 @@ from claimcheck.wiki import ClaimRef, Wiki
 NEVER_RUN = "never run: run `claimcheck verify`"
 
 
-def judged(ref: ClaimRef, outcome: Outcome) -> tuple[Verdict, str]:
-    """The verdict and reason of one outcome (no evidence: unverified, with the reason)."""
+def judged(ref: ClaimRef, outcome: Outcome, confidence: float | None = None
+           ) -> tuple[Verdict, str]:
+    """The verdict and reason of one outcome (no evidence: unverified, with the reason);
+    ``confidence`` is the level for evidence measured over seeds."""
     if outcome.evidence is None:
         judgement = unverified(outcome.reason or "the check produced no evidence")
     else:
-        judgement = judge(ref.claim, outcome.evidence)
+        judgement = judge(ref.claim, outcome.evidence, confidence)
     return judgement.verdict, judgement.reason
 
 
@@ -48,9 +51,10 @@ def with_output(details: str, output: str) -> str:
 def outcome_result(
     ref: ClaimRef, outcome: Outcome, *, root: Path, tier: str, fingerprint: str,
     budget: str, seed: int, device: str, shared: dict[str, Any],
+    confidence: float | None = None,
 ) -> Result:
     """The result to store for ``outcome`` (its paths scrubbed; see the module docstring)."""
-    verdict, reason = judged(ref, outcome)
+    verdict, reason = judged(ref, outcome, confidence)
     evidence = outcome.evidence
     details = with_output(evidence.details if evidence else "", outcome.output)
     return Result(
@@ -67,6 +71,7 @@ def outcome_result(
         error=None if outcome.error is None else scrub(outcome.error, root),
         data=evidence.data if evidence else None,
         timings=dict(evidence.timings) if evidence else {},
+        interval=evidence.interval if evidence else None,
         environment=dict(shared.get("environment", {})), git=dict(shared.get("git", {})),
     )
 
@@ -132,6 +137,8 @@ def stored_row(
         result.reason, result.measured, expected, result.fidelity, status.stale,
         result.duration_s, result.tier, result.budget, result.device, result.details or "",
         result.error, False, *extra, environment_note=status.environment_note,
+        interval=result.interval,
+        shown=interval_display(result.interval, wiki.config.confidence, result.budget),
     )
 
 

@@ -18,7 +18,7 @@ import json
 import math
 from typing import Any
 
-from claimcheck.checks.api import Measured
+from claimcheck.checks.api import Evidence, Fidelity, Measured
 from claimcheck.provenance import now_iso
 from claimcheck.verdict import Verdict
 
@@ -57,6 +57,7 @@ class Result:
     error: str | None = None
     data: dict[str, Any] | None = None
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    interval: dict[str, Any] | None = None
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     last_attempt: dict[str, Any] | None = None
     schema: int = SCHEMA
@@ -103,6 +104,16 @@ class Result:
         values = {name: data[name] for name in known if name in data}
         values["measured"] = decode_measured(values.get("measured"))
         return cls(**{**values, "verdict": verdict})
+
+    def as_evidence(self) -> Evidence:
+        """The stored measurement as evidence to judge again: ``judge(claim,
+        result.as_evidence(), config.confidence)``. The interval travels with it, so a figure
+        measured over seeds is re-judged by the interval rule, at the current confidence level.
+        An unknown stored fidelity stays as written, for ``judge`` to refuse."""
+        fidelity: Any = self.fidelity or Fidelity.EXACT.value
+        return Evidence(measured=self.measured, details=self.details, fidelity=fidelity,
+                        data=self.data if isinstance(self.data, dict) else None,
+                        interval=self.interval)
 
     def history_entry(self) -> dict[str, Any]:
         """What the history keeps of this result once a newer one replaces it."""
@@ -167,6 +178,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "fidelity": _OPTIONAL_STR, "fingerprint": (str,), "details": (str,), "device": (str,),
     "seed": (int,), "duration_s": (int, float), "environment": (dict,), "git": (dict,),
     "timestamp": (str,), "artifacts": (dict,), "error": _OPTIONAL_STR,
-    "data": (dict, type(None)), "timings": (dict,), "history": (list,),
+    "data": (dict, type(None)), "timings": (dict,), "interval": (dict, type(None)),
+    "history": (list,),
     "last_attempt": (dict, type(None)),
 }

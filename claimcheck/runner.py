@@ -97,6 +97,11 @@ class _Run:
     scratch: Path
     quotes: QuoteChecker
 
+    @property
+    def confidence(self) -> float:
+        """The project's confidence level, for figures measured over seeds."""
+        return self.wiki.config.confidence
+
     def task(self, ref: ClaimRef) -> tuple[Task, str]:
         check = ref.claim.check or ""
         try:
@@ -117,18 +122,18 @@ class _Run:
         result = outcome_result(
             ref, outcome, root=self.wiki.config.root, tier=tier, fingerprint=fingerprint,
             budget=self.options.budget, seed=self.options.seed, device=self.options.device,
-            shared=self.shared,
+            shared=self.shared, confidence=self.wiki.config.confidence,
         )
         artifacts = self.scratch / result_stem(ref.global_id) if outcome.evidence else None
         recorded = self.store.record(result, artifacts, previous=status.stored)
         if recorded.kept_because:
-            row = stored_row(StoredStatus(ref, shown(ref.claim, result), False), self.wiki,
-                             self.quotes)
+            row = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence), False),
+                             self.wiki, self.quotes)
             row = attempt_row(row, recorded.stored, recorded.kept_because)
         else:
             stored = recorded.stored
-            row = stored_row(StoredStatus(ref, shown(ref.claim, stored), False, fingerprint,
-                                          stored), self.wiki, self.quotes)
+            row = stored_row(StoredStatus(ref, shown(ref.claim, stored, self.confidence), False,
+                                          fingerprint, stored), self.wiki, self.quotes)
         return dataclasses.replace(row, ran=True)
 
 

@@ -23,7 +23,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from claimcheck.checks.api import Evidence
 from claimcheck.fingerprint import Fingerprinter
 from claimcheck.provenance import environment_changes, environment_info
 from claimcheck.result import Result
@@ -86,7 +85,8 @@ def collect_status(
         if changed and not stale_reason:
             stale_reason = "the environment it asks to re-run on changed: " + changed
         statuses.append(StoredStatus(
-            ref, shown(ref.claim, result), bool(stale_reason), fingerprint, result,
+            ref, shown(ref.claim, result, wiki.config.confidence), bool(stale_reason),
+            fingerprint, result,
             environment_changes(result.environment, current, SHOWN_PARTS), stale_reason,
         ))
     fingerprints.save()
@@ -98,9 +98,10 @@ def _parts(claim: Claim) -> set[str]:
     return {"torch", "python", "platform"} if "environment" in parts else parts
 
 
-def shown(claim: Claim, result: Result) -> Result:
-    """``result`` as every view shows it: judged again, with a failed last attempt noted."""
-    verdict, reason = rejudge(claim, result)
+def shown(claim: Claim, result: Result, confidence: float | None = None) -> Result:
+    """``result`` as every view shows it: judged again (a figure measured over seeds at the
+    project's ``confidence`` level), with a failed last attempt noted."""
+    verdict, reason = rejudge(claim, result, confidence)
     attempt = result.last_attempt
     if isinstance(attempt, dict) and attempt.get("errored"):
         reason = "; ".join(part for part in (reason, _attempt_note(attempt)) if part)
@@ -115,7 +116,8 @@ def _attempt_note(attempt: dict[str, Any]) -> str:
     return f"the last attempt ({when}, budget {attempt.get('budget', '?')}) failed: {why}"
 
 
-def rejudge(claim: Claim, result: Result) -> tuple[Verdict, str]:
+def rejudge(claim: Claim, result: Result, confidence: float | None = None
+            ) -> tuple[Verdict, str]:
     """The verdict and reason that ``result``'s own measurement supports under the card's
     current ``expect``; see the module docstring."""
     if claim.check is None or claim.expect is None:
@@ -125,9 +127,7 @@ def rejudge(claim: Claim, result: Result) -> tuple[Verdict, str]:
             return result.verdict, result.reason
         return Verdict.UNVERIFIED, (f"{DISAGREES}: the file says {result.verdict.value}, but "
                                     "it holds no measurement")
-    evidence = Evidence(result.measured, result.details, result.fidelity,  # type: ignore[arg-type]
-                        data=result.data if isinstance(result.data, dict) else None)
-    judged = judge(claim, evidence)
+    judged = judge(claim, result.as_evidence(), confidence)
     if judged.verdict is result.verdict:
         return result.verdict, result.reason or judged.reason
     if result.expected != claim.expect.as_mapping():

@@ -16,6 +16,12 @@ around it, as the reason text and the badge say) or ``abs_tol`` (within ±abs_to
 
 Numbers that cannot be compared honestly make the claim unverified with the reason, never a
 traceback: a non-finite measurement or expectation, and an integer too large for a float.
+``approx`` with ``std`` (a paper's "mean ± std over runs") accepts ``approx ± z·std`` at 95% for a
+single measurement.
+
+Evidence with an ``interval`` (a figure measured over several seeds) is judged by the interval
+rule of :mod:`claimcheck.interval_verdict`: verified or contradicted only when the whole
+confidence interval lies on one side, otherwise unverified, "inconclusive".
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from typing import Any
 
 from claimcheck.cards import Claim, Expect
 from claimcheck.checks.api import Evidence, Fidelity
+
+_Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 
 
 class Verdict(str, Enum):
@@ -99,6 +107,8 @@ def describe_expect(expect: Expect) -> str:
     if "approx" in fields:
         if expect.rel_tol is not None:
             return f"approx {format_value(expect.approx)} ± {expect.rel_tol * 100:g}%"
+        if expect.std is not None:
+            return f"{format_value(expect.approx)} ± {format_value(expect.std)} (mean ± std)"
         return f"approx {format_value(expect.approx)} ± {format_value(expect.abs_tol)}"
     if "at_most" in fields:
         return f"at most {format_value(expect.at_most)}"
@@ -180,6 +190,9 @@ def _meets(expect: Expect, measured: Any) -> bool:
         return _equal(measured, expect.equals)
     value = _number(measured)
     try:
+        if "approx" in fields and expect.approx is not None and expect.std is not None:
+            centre, spread = _expected_number(expect.approx), _expected_number(expect.std)
+            return abs(value - centre) <= _Z95 * spread
         if "approx" in fields and expect.approx is not None:
             tolerances = [t for t in (expect.rel_tol, expect.abs_tol) if t is not None]
             for number in (expect.approx, *tolerances):
@@ -198,6 +211,7 @@ def _meets(expect: Expect, measured: Any) -> bool:
 
 
 def _proxy_source(evidence: Evidence) -> str:
+    """What a proxy measurement was made on: its dataset's name, or its first detail line."""
     if evidence.data and isinstance(evidence.data.get("name"), str):
         return str(evidence.data["name"])
     first_line = evidence.details.strip().split("\n", 1)[0]
@@ -206,8 +220,12 @@ def _proxy_source(evidence: Evidence) -> str:
     return "scaled-down stand-in"
 
 
-def judge(claim: Claim, evidence: Evidence) -> Judgement:
-    """Decide the verdict of ``claim`` from ``evidence`` (comparators plus the fidelity rule)."""
+def judge(claim: Claim, evidence: Evidence, confidence: float | None = None) -> Judgement:
+    """Decide the verdict of ``claim`` from ``evidence`` (comparators plus the fidelity rule).
+
+    ``confidence`` is the project's confidence level for evidence with an interval (default:
+    the level the interval was stored with).
+    """
     if claim.expect is None:
         return unverified(claim.unverified or "the claim has no expect to compare with")
     expect = claim.expect
@@ -217,6 +235,10 @@ def judge(claim: Claim, evidence: Evidence) -> Judgement:
         fidelity = Fidelity(evidence.fidelity)
     except ValueError:
         return unverified(f"check returned unknown fidelity {evidence.fidelity!r}")
+    if evidence.interval is not None:
+        from claimcheck.interval_verdict import judge_interval
+
+        return judge_interval(claim, evidence, fidelity, confidence)
     shown = format_value(evidence.measured)
     wanted = describe_expect(expect)
     try:

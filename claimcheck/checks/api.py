@@ -57,7 +57,9 @@ class Evidence:
     """What a check measured, and how.
 
     ``artifacts`` maps a name (``curve_svg``) to a file name inside ``ctx.scratch``; the engine
-    moves the files into the results store.
+    moves the files into the results store. ``interval`` is the record of
+    :meth:`claimcheck.stats.Interval.as_record` when the figure was measured over seeds; the
+    verdict then follows the interval (:mod:`claimcheck.interval_verdict`).
     """
 
     measured: Measured
@@ -66,6 +68,7 @@ class Evidence:
     artifacts: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     data: dict[str, Any] | None = None
+    interval: dict[str, Any] | None = None
 
 
 CheckFunction = Callable[[CheckContext], Evidence]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
+from claimcheck.interval_verdict import interval_display
 from claimcheck.site.about import About, about, textual_verdict
 from claimcheck.site.paths import scrub_paths
 from claimcheck.store import Result
@@ -136,6 +137,8 @@ def format_expect(expect: Mapping[str, Any] | None) -> str:
     if "approx" in expect:
         if "rel_tol" in expect:
             tolerance = f"±{format_value(float(expect['rel_tol']) * 100)}%"
+        elif "std" in expect:
+            tolerance = f"± {format_value(expect['std'])} std"
         else:
             tolerance = f"±{format_value(expect.get('abs_tol'))}"
         return f"≈ {format_value(expect['approx'])} ({tolerance})"
@@ -292,7 +295,9 @@ def build_view(
         environment += (("device", shown(result.device)),)
     return ClaimView(
         **common,
-        measured=scrub_paths(format_value(result.measured), root),
+        measured=scrub_paths(
+            interval_display(result.interval, config.confidence, result.budget)
+            or format_value(result.measured), root),
         verdict=verdict if verdict in VERDICTS else "unverified",
         reason=shown(result.error or result.reason, ""),
         stale=stale,
