@@ -5,7 +5,11 @@ The check knows nothing about models or datasets. It calls the trainer configure
 ``args.trainer: "module:function"``) with the claim's remaining args and the context, and
 expects the plain dict described in docs/architecture.md, "Trainer contract". It then
 
-* reports ``measured`` = the mean of ``per_seed`` (``details`` carry the std and every seed);
+* reports ``measured`` = the mean of ``per_seed`` (``details`` carry the std and every seed)
+  and ``interval``, its confidence interval at the project's level (``[tool.claimcheck]
+  confidence``, :mod:`claimcheck.stats`): seed spread plus, when the trainer says the figure is
+  a percentage of ``evaluation.examples`` held-out examples, the binomial error of that set;
+  with the trainer's ``evaluation.chance``, the verdict can say "no signal at this budget";
 * takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
   protocol);
 * writes ``curve.json`` (the full result) and ``curve.svg`` (loss and metric per epoch, one line
@@ -13,8 +17,9 @@ expects the plain dict described in docs/architecture.md, "Trainer contract". It
   trainer wrote there itself and listed in its optional ``artifacts`` mapping (name -> file
   name), such as a grid of reconstructions.
 
-Budgets are the trainer's business: ``smoke`` is meant to take about 30 s of CPU per check,
-``short`` about 5 minutes, ``full`` the paper's protocol on a GPU. A missing dataset surfaces as
+Budgets are the trainer's business, as amounts of work (images, epochs, seeds): ``smoke`` is
+sized for a few tens of CPU seconds per check, ``short`` a few minutes, ``full`` the paper's
+protocol on a GPU. A missing dataset surfaces as
 ``DataUnavailable`` from the trainer. ``KeyboardInterrupt`` propagates untouched, so an
 interrupted run leaves no artifact and no result.
 """
@@ -30,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, register_check
+from claimcheck.stats import ChanceLevel, Interval, seed_interval
 
 REQUIRED_KEYS = ("metric", "per_seed", "seeds", "curves", "device", "data", "fidelity", "details")
 
@@ -131,15 +137,34 @@ def train_check(ctx: CheckContext) -> Evidence:
         artifacts.update({str(name): str(file) for name, file in extra.items()
                           if (ctx.scratch / str(file)).is_file()
                           and Path(str(file)).name == str(file)})
-    values = [float(v) for v in result["per_seed"]]
+    [float(v) for v in result["per_seed"]]
     timings = {"train_check_s": elapsed}
     if isinstance(result.get("images_per_second"), int | float):
         timings["images_per_second"] = float(result["images_per_second"])
+    interval = result_interval(result, ctx.config.confidence)
     return Evidence(
-        measured=round(statistics.fmean(values), 6),
+        measured=interval.mean,
         details=f"{summary_line(result)}. {result['details']}",
         fidelity=Fidelity(result["fidelity"]),
         artifacts=artifacts,
         timings=timings,
         data=dict(result["data"]),
+        interval=interval.as_record(),
     )
+
+
+def result_interval(result: Mapping[str, Any], level: float) -> Interval:
+    """The confidence interval of the mean of ``per_seed`` (see the module docstring)."""
+    values = [float(v) for v in result["per_seed"]]
+    evaluation = result.get("evaluation")
+    if not isinstance(evaluation, Mapping) or not evaluation.get("percent"):
+        return seed_interval(values, level)
+    examples = evaluation.get("examples")
+    if not isinstance(examples, int) or isinstance(examples, bool) or examples < 1:
+        raise TrainerResultError(f"evaluation.examples must be a positive int: {examples!r}")
+    chance = []
+    if isinstance(evaluation.get("chance"), int | float):
+        chance.append(ChanceLevel(f"held-out {result['metric']}", float(evaluation["chance"]),
+                                  bool(evaluation.get("higher_is_better", True)), tuple(values)))
+    return seed_interval(values, level, proportions=[statistics.fmean(values) / 100.0],
+                         n=examples, scale=100.0, bounds=(0.0, 100.0), chance=chance)

@@ -11,6 +11,7 @@ import torch
 from models.data.mnist import load_mnist_5k
 from models.train_loop import correct_count, crop_flip_augment, shift_augment
 from models.train_schedules import resolve_schedule
+from models.train_summary import evaluation_record, multi_accuracy_rule
 from models.training import effective_spec, fidelity_reasons, run_training, seed_list
 
 
@@ -84,10 +85,39 @@ def test_shift_augment_moves_at_most_two_pixels() -> None:
                              np.random.default_rng(0)).shape == (4, 3, 32, 32)
 
 
-def test_multimnist_accuracy_needs_both_digits() -> None:
-    scores = torch.tensor([[0.9, 0.8, 0.1], [0.9, 0.1, 0.8]])
-    labels = torch.tensor([[1, 0], [0, 1]])
-    assert correct_count(scores, labels) == 1
+def test_multimnist_accuracy_both_digits_or_per_digit() -> None:
+    scores = torch.tensor([[0.9, 0.8, 0.1], [0.9, 0.1, 0.8], [0.1, 0.9, 0.8]])
+    labels = torch.tensor([[1, 0], [0, 1], [0, 1]])
+    assert correct_count(scores, labels) == 1  # arxiv:1710.09829 §6.2: both must be right
+    assert correct_count(scores, labels, "per_digit") == 2.0  # 1 + 0.5 + 0.5
+
+
+@pytest.mark.parametrize("spec, chance, higher", [
+    ({"model": "capsnet", "dataset": "mnist-5k", "metric": "accuracy"}, 10.0, True),
+    ({"model": "capsnet", "dataset": "mnist-5k", "metric": "error"}, 90.0, False),
+    ({"model": "capsnet", "dataset": "multimnist-5k", "metric": "error"}, 100 - 100 / 45, False),
+    ({"model": "efficient_capsnet", "dataset": "multimnist-5k", "metric": "accuracy"}, 20.0,
+     True),
+    ({"model": "efficient_capsnet", "dataset": "multimnist-5k", "metric": "accuracy",
+      "multi_accuracy": "both"}, 100 / 45, True),
+])
+def test_chance_level_of_each_metric(spec: dict[str, str], chance: float, higher: bool) -> None:
+    record = evaluation_record(spec, 10, 500)
+    assert record["chance"] == pytest.approx(chance)
+    assert record["higher_is_better"] is higher and record["examples"] == 500
+
+
+def test_budgets_are_work_with_three_seeds_and_no_clock() -> None:
+    spec = {"model": "capsnet", "preset": "mnist", "dataset": "mnist-5k"}
+    for budget in ("smoke", "short", "full"):
+        merged = effective_spec(spec, budget)
+        assert merged["seeds"] == 3 and merged.get("time_limit_s") is None
+    with pytest.raises(ValueError, match="budget is an amount of work"):
+        effective_spec({**spec, "time_budget_s": 10}, "smoke")
+    with pytest.raises(ValueError, match="budget is an amount of work"):
+        effective_spec({**spec, "budgets": {"short": {"time_budget_s": 10}}}, "short")
+    with pytest.raises(ValueError, match="multi_accuracy"):
+        multi_accuracy_rule({"model": "capsnet", "multi_accuracy": "any"})
 
 
 def test_fidelity_is_exact_only_for_the_paper_protocol() -> None:

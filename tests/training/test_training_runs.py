@@ -15,8 +15,7 @@ from models.training import run_training
 pytestmark = pytest.mark.slow
 
 TINY = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
-        "train_size": 160, "eval_size": 100, "epochs": 1,
-        "time_limit_s": None}  # a busy CI host must not turn these into BudgetExceeded
+        "train_size": 160, "eval_size": 100, "epochs": 1, "seeds": 1}
 
 
 def context(seed: int = 0, messages: list[str] | None = None) -> Any:
@@ -48,8 +47,7 @@ def test_result_names_data_schedule_seeds_device_and_progress() -> None:
 
 def test_multimnist_run_uses_two_labels() -> None:
     spec = {"model": "efficient_capsnet", "preset": "multimnist", "dataset": "multimnist-5k",
-            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error",
-            "time_limit_s": None}
+            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error", "seeds": 1}
     result = run_training(spec, context())
     assert 0.0 <= result["per_seed"][0] <= 100.0
     assert result["data"]["name"] == "multimnist(mnist-5k)"
