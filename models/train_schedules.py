@@ -128,6 +128,11 @@ INVERTED_OFFICIAL = Schedule(
 # Registry model name -> schedule name -> Schedule.
 SCHEDULES: dict[str, dict[str, Schedule]] = {
     "efficient_capsnet": {"official": EFFICIENT_OFFICIAL},
+    # The wiki's routing ablation (models/routing_ablation.py): the same schedule, so that only
+    # the routing differs between the two arms.
+    "efficient_capsnet_dynamic": {"official": dataclasses.replace(
+        EFFICIENT_OFFICIAL, paper_datasets=(),
+        source="the Efficient-CapsNet official schedule, for the wiki's routing ablation")},
     "capsnet": {"paper": CAPSNET_PAPER, "official": CAPSNET_OFFICIAL},
     # The §5 baseline CNN: "Adam", the same shifted data, cross-entropy, no decoder.
     "capsnet_baseline": {"paper": dataclasses.replace(

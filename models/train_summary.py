@@ -70,6 +70,10 @@ def fidelity_reasons(settings: Mapping[str, Any], schedule: Any, base: Any, runs
     if dataset not in schedule.paper_datasets:
         papers = ", ".join(schedule.paper_datasets)
         reasons.append(f"dataset {dataset} is not the paper's ({papers})")
+    if settings.get("overrides"):
+        changed = ", ".join(f"{k}={v!r}" for k, v in sorted(dict(settings["overrides"]).items()))
+        reasons.append(f"model {settings['model']}/{settings['preset']} changed ({changed}): "
+                       "not the paper's network")
     if not base.eval_is_test:
         reasons.append("evaluated on a held-out part of training digits, not the test split")
     if "subsample" in base.identity.extra:

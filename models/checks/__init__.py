@@ -18,5 +18,7 @@ Modules: :mod:`.common` (findings -> evidence), :mod:`.squash`, :mod:`.losses`,
 (arxiv:2002.04764, one layer and the whole network), :mod:`.permutation` (symmetries shared by
 the three rules), :mod:`.layout` (primary capsules and stems), :mod:`.init` (initial values),
 :mod:`.timing` (factories for the built-in ``timing`` kind), :mod:`.cost` (model factories for
-the built-in ``flops`` kind).
+the built-in ``flops`` kind), :mod:`.official_weights` (the released Efficient-CapsNet weights in
+the port) and :mod:`.ablations` (the papers' ablations at CPU scale, decided by confidence
+intervals).
 """

@@ -1,0 +1,36 @@
+"""Efficient-CapsNet's backbone with dynamic routing: the ablation arm of arxiv:2101.12491.
+
+The paper replaces routing by agreement (arxiv:1710.09829 Procedure 1) with self-attention
+routing (arxiv:2101.12491 eqs. 3-6). To ask what the routing alone changes, this network keeps
+everything of :class:`models.self_attention_routing.EfficientCapsNet` (stem, depthwise primary
+capsules with their squash, decoder, length read-out) and swaps only the class-capsule layer for
+:class:`models.dynamic_routing.DynamicRouting` with ``iterations`` rounds of agreement
+(16 primary capsules → 10 class capsules, one 16×8 matrix per pair, as in the original).
+It is a wiki experiment, not a model from either paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models.dynamic_routing import DynamicRouting
+from models.registry import register_model
+from models.self_attention_routing import EfficientCapsNet, EfficientCapsNetConfig
+
+
+@dataclass(frozen=True)
+class EfficientDynamicConfig(EfficientCapsNetConfig):
+    """:class:`EfficientCapsNetConfig` plus the number of routing-by-agreement iterations."""
+
+    iterations: int = 3
+
+
+@register_model("efficient_capsnet_dynamic", {"mnist": lambda: EfficientDynamicConfig()})
+class EfficientCapsNetDynamic(EfficientCapsNet):
+    """Efficient-CapsNet with its self-attention layer replaced by dynamic routing (see above)."""
+
+    def __init__(self, config: EfficientDynamicConfig) -> None:
+        super().__init__(config)
+        self.digit_caps = DynamicRouting(  # type: ignore[assignment]
+            config.num_primary, config.primary_dim, config.num_classes, config.class_dim,
+            iterations=config.iterations)
