@@ -28,7 +28,7 @@ FAMILY_MODULES = (
     "models.self_attention_routing",
     "models.inverted_routing",
     "models.resnet",
-    "models.routing_ablation",
+    "models.ablation_models",
 )
 
 Builder = TypeVar("Builder", bound=Callable[..., Any])

@@ -205,55 +205,46 @@ def _autocast(settings: LoopSettings) -> Any:
 
 def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], Arrays],
              held_out: Arrays, schedule: Schedule, batches: Batches, settings: LoopSettings,
-             seed: int, progress: Progress, label: str, keep_model: bool = False) -> SeedRun:
-    """Train a fresh model for ``settings.epochs`` epochs and evaluate after each one."""
+             seed: int, progress: Progress, label: str, keep_model: bool = False,
+             checkpoint: Path | None = None) -> SeedRun:
+    """Train a fresh model for ``settings.epochs`` epochs and evaluate after each one.
+
+    With a ``checkpoint`` path (:mod:`models.train_resume`) the run resumes from it, saves after
+    every epoch, and may pause between epochs at the piece's deadline.
+    """
+    from models import train_resume
+
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = build().to(settings.device)
         optimizer = schedule.make_optimizer(model.parameters())
-        run = SeedRun(seed)
-        step = 0
-        for epoch in range(settings.epochs):
-            rng = np.random.default_rng([seed, epoch])
-            data = train_epoch(epoch)
-            for group in optimizer.param_groups:
-                group["lr"] = schedule.lr_at(epoch, step)
-            model.train()
-            order = rng.permutation(len(data.labels))
-            epoch_start, loss_sum, seen = time.perf_counter(), 0.0, 0
-            for start in range(0, len(order), schedule.batch_size):
-                index = np.sort(order[start: start + schedule.batch_size])
-                batch = augment(Arrays(data.images[index], data.labels[index],
-                                       None if data.components is None
-                                       else data.components[index]), schedule, rng)
-                inputs, pixels = batches.images(batch.images)
-                labels = batches.tensor(batch.labels)
-                parts = None if batch.components is None else batches.images(batch.components)[1]
-                with _autocast(settings):
-                    output = model(inputs)
-                loss = training_loss(model, output, labels, pixels, parts, schedule)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                step += 1
-                if schedule.decay == "per_step":
-                    for group in optimizer.param_groups:
-                        group["lr"] = schedule.lr_at(epoch, step)
-                loss_sum += float(loss.detach()) * len(index)
-                seen += len(index)
-                check_deadline(settings, run, f"in epoch {epoch + 1}")
-            run.train_seconds += time.perf_counter() - epoch_start
-            run.images_trained += seen
+        run, step = SeedRun(seed), 0
+        saved = train_resume.load(checkpoint)
+        if saved is not None:
+            model.load_state_dict(saved["model"])
+            optimizer.load_state_dict(saved["optimizer"])
+            run.epochs, step = list(saved["epochs"]), int(saved["step"])
+            run.images_trained, run.train_seconds = int(saved["images"]), float(saved["seconds"])
+            run.accuracy = float(run.epochs[-1]["accuracy"]) if run.epochs else float("nan")
+        for epoch in range(len(run.epochs), settings.epochs):
+            if checkpoint is not None and train_resume.must_pause():
+                raise train_resume.TrainingPaused(
+                    f"{label}: paused before epoch {epoch + 1} of {settings.epochs}; run "
+                    "again to resume")
+            seconds = run.train_seconds
+            step = train_one_epoch(model, optimizer, train_epoch(epoch), schedule, batches,
+                                   settings, run, epoch, step)
+            train_resume.epoch_done(run.train_seconds - seconds)
             accuracy = evaluate(model, held_out, batches, settings)
-            run.epochs.append({
-                "epoch": epoch + 1, "loss": loss_sum / max(seen, 1), "accuracy": accuracy,
-                "seconds": run.train_seconds, "lr": optimizer.param_groups[0]["lr"],
-                "images": run.images_trained,
-            })
-            run.accuracy = accuracy
+            run.epochs[-1]["accuracy"] = run.accuracy = accuracy
             progress(f"{label} epoch {epoch + 1}/{settings.epochs}: loss "
-                     f"{loss_sum / max(seen, 1):.4f}, held-out accuracy {accuracy:.2f}%",
+                     f"{run.epochs[-1]['loss']:.4f}, held-out accuracy {accuracy:.2f}%",
                      (epoch + 1) / settings.epochs)
+            if checkpoint is not None:
+                train_resume.save(checkpoint, {
+                    "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "epochs": run.epochs, "step": step, "images": run.images_trained,
+                    "seconds": run.train_seconds})
             if epoch + 1 < settings.epochs:
                 check_deadline(settings, run, f"after epoch {epoch + 1}")
         if keep_model:
@@ -261,39 +252,43 @@ def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], 
     return run
 
 
-def write_reconstruction_grid(model: torch.nn.Module, held_out: Arrays, batches: Batches,
-                              path: Path, count: int = 8) -> bool:
-    """Save ``count`` held-out inputs, spread over the set, above their reconstructions (PNG);
-    False without a decoder.
-
-    The decoder gets the longest capsule at test time (the two longest on MultiMNIST, summed),
-    as in arxiv:1710.09829 §4.1 and §6.2.
-    """
-    if getattr(model, "decoder", None) is None or held_out.images.shape[1] not in (1, 3):
-        return False
-    from matplotlib.figure import Figure
-
-    from models.capsules import longest_mask, top_k_masks
-
-    model.eval()
-    with torch.no_grad():
-        spread = np.linspace(0, len(held_out.labels) - 1, count).astype(int)  # across classes
-        inputs, pixels = batches.images(held_out.images[spread])
-        output = model(inputs)
-        if output.poses is None:
-            return False
-        scores = output.scores.float()
-        masks = top_k_masks(scores, 2) if held_out.multi else longest_mask(scores)[None]
-        rebuilt = sum(model.reconstruct(output.poses, mask) for mask in masks).clamp(0, 1)
-    shown = min(count, len(pixels))
-    figure = Figure(figsize=(shown, 2.2))
-    grid = figure.subplots(2, shown, squeeze=False)
-    for column in range(shown):
-        for row, image in enumerate((pixels[column], rebuilt[column])):
-            picture = image.float().cpu().permute(1, 2, 0).numpy()
-            grid[row][column].imshow(picture.squeeze(-1) if picture.shape[-1] == 1 else picture,
-                                     cmap="gray", vmin=0.0, vmax=1.0)
-            grid[row][column].axis("off")
-    figure.suptitle("held-out inputs (top) and reconstructions (bottom)", fontsize="small")
-    figure.savefig(path, format="png", dpi=72)
-    return True
+def train_one_epoch(model: torch.nn.Module, optimizer: torch.optim.Optimizer, data: Arrays,
+                    schedule: Schedule, batches: Batches, settings: LoopSettings, run: SeedRun,
+                    epoch: int, step: int) -> int:
+    """One pass over ``data`` in the order ``default_rng([seed, epoch])`` draws; appends the
+    epoch's curve row to ``run`` (accuracy filled in by the caller) and returns the step."""
+    rng = np.random.default_rng([run.seed, epoch])
+    for group in optimizer.param_groups:
+        group["lr"] = schedule.lr_at(epoch, step)
+    model.train()
+    order = rng.permutation(len(data.labels))
+    epoch_start, loss_sum, seen = time.perf_counter(), 0.0, 0
+    for start in range(0, len(order), schedule.batch_size):
+        index = np.sort(order[start: start + schedule.batch_size])
+        batch = augment(Arrays(data.images[index], data.labels[index],
+                               None if data.components is None
+                               else data.components[index]), schedule, rng)
+        inputs, pixels = batches.images(batch.images)
+        labels = batches.tensor(batch.labels)
+        parts = None if batch.components is None else batches.images(batch.components)[1]
+        with _autocast(settings):
+            output = model(inputs)
+        loss = training_loss(model, output, labels, pixels, parts, schedule)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        step += 1
+        if schedule.decay == "per_step":
+            for group in optimizer.param_groups:
+                group["lr"] = schedule.lr_at(epoch, step)
+        loss_sum += float(loss.detach()) * len(index)
+        seen += len(index)
+        check_deadline(settings, run, f"in epoch {epoch + 1}")
+    run.train_seconds += time.perf_counter() - epoch_start
+    run.images_trained += seen
+    run.epochs.append({
+        "epoch": epoch + 1, "loss": loss_sum / max(seen, 1), "accuracy": float("nan"),
+        "seconds": run.train_seconds, "lr": optimizer.param_groups[0]["lr"],
+        "images": run.images_trained,
+    })
+    return step

@@ -128,13 +128,17 @@ INVERTED_OFFICIAL = Schedule(
 # Registry model name -> schedule name -> Schedule.
 SCHEDULES: dict[str, dict[str, Schedule]] = {
     "efficient_capsnet": {"official": EFFICIENT_OFFICIAL},
-    # The wiki's routing ablation (models/routing_ablation.py): the same schedule, so that only
+    # The wiki's routing ablation (models/ablation_models.py): the same schedule, so that only
     # the routing differs between the two arms.
     "efficient_capsnet_dynamic": {"official": dataclasses.replace(
         EFFICIENT_OFFICIAL, paper_datasets=(),
         source="the Efficient-CapsNet official schedule, for the wiki's routing ablation")},
     "capsnet": {"paper": CAPSNET_PAPER, "official": CAPSNET_OFFICIAL},
     # The §5 baseline CNN: "Adam", the same shifted data, cross-entropy, no decoder.
+    # The wiki's narrow CapsNet (models/ablation_models.py): the paper's schedules.
+    "capsnet_narrow": {name: dataclasses.replace(schedule, paper_datasets=())
+                       for name, schedule in (("paper", CAPSNET_PAPER),
+                                              ("official", CAPSNET_OFFICIAL))},
     "capsnet_baseline": {"paper": dataclasses.replace(
         CAPSNET_PAPER, loss="cross_entropy", recon_weight=0.0,
         source="arxiv:1710.09829 §5 baseline (Adam, 2-px shifts, cross-entropy)")},
@@ -145,6 +149,7 @@ SCHEDULES: dict[str, dict[str, Schedule]] = {
 DATASET_ADJUSTMENTS: dict[tuple[str, str], dict[str, Any]] = {
     # 1710.09829 §6.2: "the learning-rate decay step" is 10× larger for MultiMNIST.
     ("capsnet", "multimnist"): {"decay_steps": 20000},
+    ("capsnet_narrow", "multimnist"): {"decay_steps": 20000},
     # 2101.12491 code (models/model.py L166-175): 0.196·MSE for each of the two digits.
     ("efficient_capsnet", "multimnist"): {"recon_weight": 0.196},
 }

@@ -23,8 +23,8 @@ from typing import Any
 PAPER_MULTIMNIST_PAIRS = 1000  # arxiv:1710.09829 §6.1: 1K overlays per digit
 MULTI_ACCURACY_RULES = ("both", "per_digit")
 # Which MultiMNIST accuracy each model's paper uses (see the module docstring).
-MULTI_ACCURACY_DEFAULTS = {"capsnet": "both", "capsnet_baseline": "both",
-                           "efficient_capsnet": "per_digit"}
+MULTI_ACCURACY_DEFAULTS = {"capsnet": "both", "capsnet_narrow": "both",
+                           "capsnet_baseline": "both", "efficient_capsnet": "per_digit"}
 
 
 def multi_accuracy_rule(settings: Mapping[str, Any]) -> str:
@@ -67,7 +67,9 @@ def fidelity_reasons(settings: Mapping[str, Any], schedule: Any, base: Any, runs
     if budget != "full":
         reasons.append(f"budget {budget} (only full runs the paper's protocol)")
     dataset = str(settings["dataset"])
-    if dataset not in schedule.paper_datasets:
+    if not schedule.paper_datasets:
+        reasons.append(f"{settings['model']} is the wiki's own variant, not a paper's network")
+    elif dataset not in schedule.paper_datasets:
         papers = ", ".join(schedule.paper_datasets)
         reasons.append(f"dataset {dataset} is not the paper's ({papers})")
     if settings.get("overrides"):

@@ -151,13 +151,9 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
 
     from models.data import LabelledSplits, load_dataset
     from models.registry import build_model, model_config
-    from models.train_loop import (
-        Arrays,
-        Batches,
-        LoopSettings,
-        run_seed,
-        write_reconstruction_grid,
-    )
+    from models.train_artifacts import write_reconstruction_grid
+    from models.train_loop import Arrays, Batches, LoopSettings, run_seed
+    from models.train_resume import checkpoint_path
     from models.train_schedules import resolve_schedule
 
     started = time.perf_counter()
@@ -229,7 +225,8 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
         runs.append(run_seed(
             lambda: build_model(settings["model"], settings["preset"], **overrides),
             train_data(seed), held_out_for[seed], schedule, batches, loop, seed, report,
-            label=f"seed {seed}", keep_model=keep_models or index == 0))
+            label=f"seed {seed}", keep_model=keep_models or index == 0,
+            checkpoint=checkpoint_path(settings, schedule.describe(), seed, device)))
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     evaluated = len(held_out_for[seeds[0]].labels)
