@@ -24,11 +24,16 @@ from models.dynamic_routing import CapsNet, CapsNetConfig, DynamicRouting
 from models.registry import register_model
 from models.self_attention_routing import EfficientCapsNet, EfficientCapsNetConfig
 
-register_model("capsnet_narrow", {
+NARROW_PRESETS = {
     "mnist": lambda: CapsNetConfig(conv_channels=64, primary_types=8),
     "multimnist": lambda: CapsNetConfig(image_size=36, digit_bias=True, conv_channels=64,
                                         primary_types=8),
-})(CapsNet)
+}
+
+
+@register_model("capsnet_narrow", NARROW_PRESETS)
+class CapsNetNarrow(CapsNet):
+    """:class:`models.dynamic_routing.CapsNet` under its own registry name, with narrow presets."""
 
 
 @dataclass(frozen=True)
