@@ -26,8 +26,18 @@ def unavailable(name: str, looked_in: list[Path]) -> Exception:
     """
     from claimcheck.checks.api import DataUnavailable
 
-    places = ", ".join(str(p) for p in looked_in) or "no folder configured"
+    places = ", ".join(shown_folder(p) for p in looked_in) or "no folder configured"
     return DataUnavailable(f"dataset not available: {name} (looked in {places})")
+
+
+def shown_folder(path: Path) -> str:
+    """``path`` for a message that may be stored and published: ``~/...`` under the home
+    folder, so that a result does not carry the machine's user name."""
+    home = Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def data_folders(configured: str | os.PathLike[str] | None = None) -> list[Path]:

@@ -26,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.data.identity import data_folders
+from models.data.identity import data_folders, shown_folder
 
 REPOSITORY = "EscVM/Efficient-CapsNet"
 COMMIT = "4b337f5bf79d70a56e4dec8b113fe54b44cfe963"
@@ -94,7 +94,7 @@ def find_weights(preset: str, folder: str | Path | None = None) -> Path:
             if problem:
                 raise ValueError(f"{candidate} is not the official {file.name}: {problem}")
             return candidate
-    looked = ", ".join(str(base / SUBFOLDER) for base in folders)
+    looked = ", ".join(shown_folder(base / SUBFOLDER) for base in folders)
     raise DataUnavailable(
         f"weights not available: {file.name} (looked in {looked}); fetch it with "
         f"`python -m models.data.official_weights {preset}`")

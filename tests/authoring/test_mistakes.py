@@ -128,7 +128,7 @@ MISTAKES: list[tuple[str, str, str, str, str, str | None]] = [
     ("expect-key", "{at_most: 0.26}", "{at_mots: 0.26}", "at_mots",
      "unknown key 'at_mots'", "did you mean 'at_most'?"),
     ("approx-tolerance", "{approx: 0.02, abs_tol: 0.005}", "{approx: 0.02}", "approx: 0.02",
-     "approx needs exactly one of rel_tol or abs_tol", None),
+     "approx needs exactly one of rel_tol, abs_tol or std", None),
     ("status-value", "status: draft\n", "status: drat\n", "status: drat",
      "status: input should be", "did you mean 'draft'?"),
     ("date-format", "updated_at: 2026-11-29\n", "updated_at: 29.11.2026\n", "updated_at",
