@@ -83,11 +83,12 @@ def _paper_rules(paper: dict[str, Any]) -> None:
 
 
 def _expect_rules(expect: dict[str, Any]) -> None:
-    tolerances = {"anyOf": [_required("rel_tol"), _required("abs_tol")]}
+    kinds = ("rel_tol", "abs_tol", "std")
+    tolerances = {"anyOf": [_required(key) for key in kinds]}
     expect["oneOf"] = [_required(key) for key in _COMPARATORS]
     expect["allOf"] = [
         {"if": _required("approx"),
-         "then": {"oneOf": [_required("rel_tol"), _required("abs_tol")]},
+         "then": {"oneOf": [_required(key) for key in kinds]},
          "else": {"not": tolerances}},
     ]
 
