@@ -109,3 +109,16 @@ def test_forged_or_broken_interval_records_are_not_trusted() -> None:
     broken = Evidence(measured=99.0, interval={"values": "x"})
     assert judge(claim({"at_least": 97.0}), broken).reason == \
         "the stored confidence interval cannot be read"
+
+
+def test_a_stored_result_is_judged_again_by_its_interval() -> None:
+    from claimcheck.store import Result
+    from claimcheck.verdict import Verdict as Verdicts
+
+    stored = evidence([97.2, 97.9, 97.6], n=4000)
+    result = Result(claim="x/c", card="c.md", line=1, statement="s", cite=["tab. 1"],
+                    check="train", tier="train", budget="short", verdict=Verdicts.VERIFIED,
+                    reason="", measured=stored.measured, expected={"at_least": 97.0},
+                    fidelity="proxy", fingerprint="f", interval=stored.interval)
+    assert judge(claim({"at_least": 97.0}), result.as_evidence(), 0.80).verdict is V
+    assert judge(claim({"at_least": 97.0}), result.as_evidence(), 0.999).verdict is U
