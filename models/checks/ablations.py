@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
 from claimcheck.stats import ChanceLevel, seed_interval
 
@@ -60,6 +61,7 @@ def chance_of(result: Mapping[str, Any], label: str) -> ChanceLevel:
                        tuple(float(v) for v in result["per_seed"]), int(evaluation["examples"]))
 
 
+@claim_check
 def paired_difference(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of metric(b) - metric(a), in percentage points."""
     from models.training import run_training
@@ -145,6 +147,7 @@ def shifted(images: np.ndarray, dy: int, dx: int) -> np.ndarray:
     return out
 
 
+@claim_check
 def pose_vs_length_under_shift(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of (orientation change / relative length change) under 1-2 px
     shifts of correctly classified held-out digits."""

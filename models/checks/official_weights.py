@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
 from claimcheck.stats import ChanceLevel, seed_interval
 
@@ -40,6 +41,7 @@ def loaded_model(preset: str, folder: Any) -> tuple[Any, Any, str]:
     return model.eval(), report, path.name
 
 
+@claim_check
 def weights_port(ctx: CheckContext) -> Evidence:
     """Measured: the number of tensors that did not map (0 for a faithful port)."""
     preset = str(ctx.args.get("preset", "mnist"))
@@ -50,6 +52,7 @@ def weights_port(ctx: CheckContext) -> Evidence:
                           "origin": "EscVM/Efficient-CapsNet bin/ (Apache-2.0), pinned commit"})
 
 
+@claim_check
 def weights_accuracy(ctx: CheckContext) -> Evidence:
     """Measured: accuracy (%) of the ported official network on every ``mnist-5k`` digit."""
     import torch
