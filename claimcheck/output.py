@@ -162,7 +162,7 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         for row in problems:
             label = "errored" if row.errored else row.verdict
             table.add_row(
-                row.claim, _basis(row), f"[red]{label}[/]", row.measured_text(),
+                row.claim, _basis_shown(row), f"[red]{label}[/]", row.measured_text(),
                 expected_text(row.expected), row.where(),
             )
         console.print(table)
@@ -187,6 +187,11 @@ UNSTATED = "unstated"
 
 def _basis(row: ClaimRow) -> str:
     return row.basis or UNSTATED
+
+
+def _basis_shown(row: ClaimRow) -> str:
+    """The basis in a table, marked † when the claim rests on a secondary source."""
+    return _basis(row) + ("†" if row.secondary_source else "")
 
 
 def basis_columns(rows: list[ClaimRow]) -> list[str]:
@@ -237,7 +242,9 @@ def github_lines(rows: list[ClaimRow]) -> list[str]:
         stale = " (stale)" if row.stale else ""
         message = f"{row.claim}: {label}{stale}: {row.reason or row.statement}"
         if row.basis:
-            message += f" (basis: {row.basis})"
+            secondary = (f"; from a secondary source: {row.secondary_source}"
+                         if row.secondary_source else "")
+            message += f" (basis: {row.basis}{secondary})"
         lines.append(github_command(command, row.card, row.line, message))
     return lines
 
@@ -289,6 +296,9 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     verified = basis_counts(rows, Verdict.VERIFIED.value)
     if verified:
         totals.append(f"verified by basis: {verified}")
+    if any(row.secondary_source for row in rows):
+        totals.append("†: the claim's locator or figure rests on a secondary source (see "
+                      "`secondary_source` in its card or the JSON output)")
     if not out.isatty():
         out.writelines(_plain_status_line(row) + "\n" for row in rows)
         out.writelines(line + "\n" for line in totals)
@@ -307,7 +317,7 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
         reason = row.reason + (f" [dim]({row.environment_note})[/]" if row.environment_note
                                else "")
         table.add_row(
-            row.claim, _basis(row), verdict,
+            row.claim, _basis_shown(row), verdict,
             row.measured_text() if row.measured is not None else "-",
             expected_text(row.expected), row.where(), reason,
         )
@@ -318,7 +328,7 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
 
 def _plain_status_line(row: ClaimRow) -> str:
     measured = format_value(row.measured) if row.measured is not None else "-"
-    parts = [row.claim, _basis(row), row.verdict + (" (stale)" if row.stale else ""),
+    parts = [row.claim, _basis_shown(row), row.verdict + (" (stale)" if row.stale else ""),
              f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
     notes = " ".join("; ".join(note for note in (row.reason, row.environment_note) if note).split())
     return "  ".join([*parts, notes] if notes else parts)

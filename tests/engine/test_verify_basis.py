@@ -73,6 +73,9 @@ def test_junit_and_github_name_the_basis(
     lines = _verify(project, capsys, "github").splitlines()
     refuted = next(line for line in lines if f"{ARXIV}/refuted" in line)
     assert refuted.startswith("::error ") and refuted.endswith("(basis: wiki)")
+    said = next(line for line in lines if f"{ARXIV}/said" in line)
+    assert said.startswith("::warning ")
+    assert said.endswith("(basis: textual; from a secondary source: a blog post)")
 
 
 def test_text_summary_and_status_count_verdicts_per_basis(
@@ -85,3 +88,5 @@ def test_text_summary_and_status_count_verdicts_per_basis(
     main(["status", str(project / "wiki")])
     status = capsys.readouterr().out
     assert "verified by basis: 1 paper-vs-code, 1 implementation" in status
+    assert "textual†" in status and "†: the claim's locator or figure rests on a secondary" \
+        in status
