@@ -63,13 +63,13 @@ def _lint(ns: argparse.Namespace) -> int:
 
 
 def _new(ns: argparse.Namespace) -> int:
-    from claimcheck.scaffold import new_card
+    from claimcheck.scaffold import write_new_card
 
     config = load_config(Path(ns.wiki) if ns.wiki else None)
     authors = [a.strip() for a in ns.authors.split(",")] if ns.authors else None
     if ns.kind == "concept" and (ns.arxiv or ns.doi or ns.openreview or ns.url):
         raise UsageError("identifiers (--arxiv, --doi, --openreview, --url) are for paper cards")
-    path, note = new_card(config, ns.kind, ns.slug, ns.arxiv, ns.title, authors,
+    path, note = write_new_card(config, ns.kind, ns.slug, ns.arxiv, ns.title, authors,
                           doi=ns.doi, openreview=ns.openreview, url=ns.url, year=ns.year,
                           offline=ns.offline)
     print(config.relative(path))

@@ -83,6 +83,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         findings.extend(_placeholders(loaded))
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
+        findings.extend(source_findings(page, papers, quotes))
         if page.card_hint is not None:
             line, why = page.card_hint
             findings.append(Finding(Level.WARNING, page.display_path, line, 1,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from claimcheck.cards import PaperCard
 from claimcheck.findings import Finding, Level
 from claimcheck.loader import LoadedCard
+from claimcheck.plainpages import PlainPage
 from claimcheck.sources.checker import QuoteChecker
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
 
@@ -43,12 +44,12 @@ def _message(check: QuoteCheck, what: str) -> str:
 
 
 def source_findings(
-    loaded: LoadedCard, papers: dict[str, LoadedCard], quotes: QuoteChecker
+    loaded: LoadedCard | PlainPage, papers: dict[str, LoadedCard], quotes: QuoteChecker
 ) -> Iterator[Finding]:
-    """Quote and locator findings of one card (claims, and citations with a quote)."""
+    """Quote and locator findings of one page (claims, and citations with a quote)."""
     unchecked: set[str] = set()
-    card = loaded.card
-    if isinstance(card, PaperCard):
+    card = getattr(loaded, "card", None)
+    if isinstance(loaded, LoadedCard) and isinstance(card, PaperCard):
         for index, claim in enumerate(card.claims):
             for position, why in quotes.missing_locators(card, claim.locators):
                 where = ("claims", index, "cite") + (

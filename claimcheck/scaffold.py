@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from claimcheck.cards import SLUG_PATTERN
 from claimcheck.config import ProjectConfig
@@ -175,6 +176,20 @@ def _fields(paper: PaperId, title: str | None, authors: list[str] | None, year: 
 
 
 def new_card(
+    config: ProjectConfig,
+    kind: str,
+    slug: str | None,
+    arxiv: str | None = None,
+    title: str | None = None,
+    authors: list[str] | None = None,
+    today: dt.date | None = None,
+    **identity: Any,
+) -> Path:
+    """Write a new card into the wiki and return its path (see :func:`write_new_card`)."""
+    return write_new_card(config, kind, slug, arxiv, title, authors, today, **identity)[0]
+
+
+def write_new_card(
     config: ProjectConfig,
     kind: str,
     slug: str | None,

@@ -135,6 +135,18 @@ def test_a_misquote_is_a_lint_error(
             "paper's source") in out
 
 
+def test_a_plain_page_citation_quote_is_checked_too(
+    server: dict[str, bytes], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["papers", "fetch", "--pin"]) == 0
+    (project / "wiki" / "notes.md").write_text(
+        f'# Notes\n\nThe table [arxiv:{ARXIV} tab. 1 "Ours 7.77"].\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["lint"]) == 1
+    assert (f'wiki/notes.md:3:11: error: [arxiv:{ARXIV} tab. 1 "Ours 7.77"]: quote not found '
+            "in the paper's source") in capsys.readouterr().out
+
+
 def test_a_pinned_fetch_whose_hash_differs_is_refused_and_stores_nothing(
     server: dict[str, bytes], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
