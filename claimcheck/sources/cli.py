@@ -18,7 +18,7 @@ __all__ = ["configure_papers_parser", "run_papers"]
 
 def configure_papers_parser(parser: argparse.ArgumentParser) -> None:
     """Add ``papers fetch`` to ``parser``."""
-    commands = parser.add_subparsers(dest="papers_command", required=True,
+    commands = parser.add_subparsers(dest="papers_command", required=True, metavar="fetch",
                                      parser_class=type(parser))
     fetch = commands.add_parser("fetch", help="download the papers' sources into the cache")
     fetch.add_argument("ids", nargs="*", metavar="ID",
