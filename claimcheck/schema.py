@@ -5,7 +5,9 @@ shape, so the exported schema adds what an editor can check without running anyt
 
 * ``check``: a built-in kind or a ``module.path:function`` reference, and for each built-in kind
   the ``args`` model of :mod:`claimcheck.checks.args`, with the project's registered model
-  names, presets, config fields and trainer keys as enums (when a project is given);
+  names, presets, config fields and trainer keys as enums (when a project is given); with a
+  project, a named function (``check``, ``factory``, ``a``/``b``, ``trainer``) must be one the
+  content packages mark for that role (:func:`claimcheck.checks.catalog.marked_callables`);
 * ``cite``: the locator grammar (:mod:`claimcheck.locators`) as a pattern;
 * the cross-field rules of a claim (check or ``unverified:`` or a textual quote; ``expect``
   with a check), of ``expect`` (exactly one comparator) and of a paper card (exactly one
@@ -14,8 +16,8 @@ shape, so the exported schema adds what an editor can check without running anyt
   ``2026-11-29`` as a string, while PyYAML (YAML 1.1) reads it as a ``date``; the schema accepts
   both by not naming a JSON type for the date and refusing every other type instead.
 
-What the schema cannot see (whether a reference's file exists and is marked, a locator range
-written backwards, whether a quote occurs in the paper) is left to lint. The schema is tested
+What the schema cannot see (a locator range written backwards, whether a quote occurs in the
+paper, a reference rebound after its marker) is left to lint. The schema is tested
 against lint on a table of authoring mistakes (``tests/authoring``).
 """
 
@@ -29,7 +31,13 @@ from pydantic import TypeAdapter
 from claimcheck.basis import ALLOWED, BASIS_ORDER
 from claimcheck.cards import Card
 from claimcheck.checks.args import ARGS_MODELS, REFERENCE_PATTERN
-from claimcheck.checks.catalog import ModelCatalog, TrainerFacts, model_catalog, trainer_facts
+from claimcheck.checks.catalog import (
+    ModelCatalog,
+    TrainerFacts,
+    marked_callables,
+    model_catalog,
+    trainer_facts,
+)
 from claimcheck.config import ProjectConfig
 
 SCHEMA_ID = "https://claimcheck.invalid/schema/card.json"
@@ -56,11 +64,13 @@ def card_json_schema(config: ProjectConfig | None = None) -> dict[str, Any]:
     defs = schema["$defs"]
     catalog = model_catalog(config) if config is not None else ModelCatalog()
     trainer = trainer_facts(config) if config is not None else TrainerFacts()
+    marked = marked_callables(config) if config is not None else {}
     for name in ("ConceptCard", "PaperCard"):
         defs[name]["properties"]["updated_at"] = dict(DATE_SCHEMA)
     _paper_rules(defs["PaperCard"])
     _expect_rules(defs["Expect"])
     _claim_rules(defs, catalog, trainer)
+    _callables(defs, marked)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -130,6 +140,33 @@ def _claim_rules(defs: dict[str, Any], catalog: ModelCatalog, trainer: TrainerFa
         "then": {"properties": {"basis": {"enum": custom}}},
     })
     claim["allOf"] = rules
+
+
+_SLOTS = {
+    "claim_check": (("Claim", "check"),),
+    "model_factory": (("ParamsArgs", "factory"), ("ShapesArgs", "factory"),
+                      ("FlopsArgs", "factory")),
+    "timing_factory": (("TimingArgs", "a"), ("TimingArgs", "b")),
+    "trainer": (("TrainArgs", "trainer"),),
+}
+"""Where a card names a function, by the marker role that function must carry."""
+
+
+def _callables(defs: dict[str, Any], marked: dict[str, tuple[str, ...]]) -> None:
+    """With a project, a named function must be one of its marked functions (as lint says)."""
+    for role, slots in _SLOTS.items():
+        names = list(marked.get(role, ()))
+        if not names:
+            continue
+        for model, field in slots:
+            properties = defs.get(model, {}).get("properties", {})
+            if field not in properties:
+                continue
+            if model == "Claim":
+                properties[field] = {"anyOf": [
+                    {"enum": list(BUILTIN_KINDS)}, {"enum": names}, {"type": "null"}]}
+            else:
+                properties[field] = {"enum": names, "description": f"a function marked @{role}"}
 
 
 def _args_schema(

@@ -29,9 +29,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from claimcheck.config import ModuleRoot, ProjectConfig
-from claimcheck.references import find_module_file
+from claimcheck.references import SourceIndex, find_module_file, within
 
-__all__ = ["ModelCatalog", "TrainerFacts", "model_catalog", "trainer_facts"]
+__all__ = [
+    "ModelCatalog", "TrainerFacts", "marked_callables", "model_catalog", "trainer_facts",
+]
 
 MAX_SOURCE_BYTES = 2_000_000
 REGISTER_NAME = "register_model"
@@ -197,6 +199,50 @@ def _catalog(
                 seen.add(file)
                 queue.append(file)
     return catalog
+
+
+MAX_CONTENT_FILES = 5000
+
+
+def marked_callables(config: ProjectConfig) -> dict[str, tuple[str, ...]]:
+    """Every ``module.path:function`` of the content packages, by marker role (``claim_check``,
+    ``model_factory``, ...), read with ``ast``: the names a card may use, for the JSON Schema."""
+    stamp = []
+    for root in config.module_roots:
+        for file in sorted(root.folder.rglob("*.py"))[:MAX_CONTENT_FILES]:
+            try:
+                stamp.append((str(file), file.stat().st_mtime))
+            except OSError:
+                continue
+    return _marked(config.module_roots, tuple(stamp))
+
+
+@lru_cache(maxsize=8)
+def _marked(
+    roots: tuple[ModuleRoot, ...], stamp: tuple[tuple[str, float], ...]
+) -> dict[str, tuple[str, ...]]:
+    del stamp  # part of the cache key only
+    index = SourceIndex()
+    found: dict[str, set[str]] = {}
+    for root in roots:
+        folder = root.folder.resolve()
+        if not folder.is_dir():
+            continue
+        for file in sorted(folder.rglob("*.py"))[:MAX_CONTENT_FILES]:
+            parts = list(file.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            if root.package is not None:
+                parts.insert(0, root.package)
+            if not parts or not within(file, folder) or any(
+                    part.startswith("_") or not part.isidentifier() for part in parts):
+                continue
+            facts = index.facts(file)
+            for name, roles in ((facts.markers or {}) if facts else {}).items():
+                for role in roles:
+                    if not name.startswith("_"):
+                        found.setdefault(role, set()).add(f"{'.'.join(parts)}:{name}")
+    return {role: tuple(sorted(names)) for role, names in found.items()}
 
 
 def trainer_facts(config: ProjectConfig, trainer: str | None = None) -> TrainerFacts:

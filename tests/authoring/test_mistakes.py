@@ -79,6 +79,12 @@ claims:
       metric: error
       epochs: 3
     expect: {at_most: 0.26}
+  - id: squash
+    cite: eq. 2
+    basis: implementation
+    statement: The squash keeps the direction of s.
+    check: models.checks.squash:squash_efficient_properties
+    expect: {holds: true}
   - id: said
     cite: §4.3
     basis: textual
@@ -108,6 +114,12 @@ MISTAKES: list[tuple[str, str, str, str, str, str | None]] = [
      "did you mean 'in_channels'?"),
     ("args-key", "      module: primary_caps\n", "      modul: primary_caps\n", "modul:",
      "unknown key 'modul'", "did you mean 'module'?"),
+    ("custom-check-name", "squash:squash_efficient_properties", "squash:squash_efficent_properties",
+     "squash_efficent", "names function 'squash_efficent_properties', not found",
+     "did you mean 'squash_efficient_properties'?"),
+    ("timing-factory-name", "timing:dynamic_routing_layer", "timing:dynamic_routing_layr",
+     "dynamic_routing_layr", "timing factory 'models.checks.timing:dynamic_routing_layr'",
+     "did you mean 'dynamic_routing_layer'?"),
     ("timing-key", "      repeats: 7\n", "      repeat: 7\n", "repeat: 7",
      "unknown key 'repeat'", "did you mean 'repeats'?"),
     ("nested-kind", "numerator: {kind: params,", "numerator: {kind: parms,", "kind: parms",
