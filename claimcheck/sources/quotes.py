@@ -24,7 +24,7 @@ from claimcheck.locators import Locator, LocatorKind
 from claimcheck.sources.latex import LatexProject, flatten
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
 from claimcheck.sources.structure import Region, Structure, build_regions
-from claimcheck.sources.text import CanonicalText, canonical
+from claimcheck.sources.text import CanonicalText, canonical, macros
 
 __all__ = ["QuoteCheck", "QuoteState", "SourceIndex", "check_quote"]
 
@@ -38,8 +38,10 @@ class SourceIndex:
     def __init__(self, document: str) -> None:
         self.document = document
         self.structure: Structure = build_regions(document)
+        self.macros = macros(document)
         self.text: CanonicalText = canonical(
-            document, self.structure.labels, self.structure.start, self.structure.end)
+            document, self.structure.labels, self.structure.start, self.structure.end,
+            self.macros)
 
     @classmethod
     def from_project(cls, project: LatexProject) -> SourceIndex:
@@ -90,7 +92,7 @@ class SourceIndex:
 
     def find(self, quote: str) -> list[tuple[int, int]]:
         """Document spans where the canonical quote occurs."""
-        return self.text.find_all(canonical(quote).text)
+        return self.text.find_all(canonical(quote, defined=self.macros).text)
 
     def containing(self, span: tuple[int, int]) -> list[Region]:
         """Regions that contain the whole span, most specific first."""

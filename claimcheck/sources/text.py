@@ -7,7 +7,8 @@ A quote is matched against the paper's source after both are canonicalised the s
   stays (``\\textbf{x}`` reads ``x``); ``\\label``, ``\\cite`` and their like go with their
   arguments; ``\\multicolumn{2}{c}{x}`` reads ``x``; a ``tabular``'s column spec goes;
 * ``\\ref{x}``, ``\\eqref{x}``, ``\\autoref{x}`` and ``\\cref{x}`` read as the number LaTeX
-  prints (``2``, ``(5)``, ``Table 2``);
+  prints (``2``, ``(5)``, ``Table 2``); a macro without arguments that the document defines
+  reads as its body (:func:`macros`);
 * ``\\%``, ``\\&``, ``\\$``, ``\\#``, ``\\_`` are their characters; Greek letters and common
   symbols (``\\lambda``, ``\\times``, ``\\leq``, ``\\sqrt``) their Unicode characters; accents
   (``\\'e``) compose;
@@ -98,19 +99,43 @@ class CanonicalText:
         return spans
 
 
+_DEFINITION = re.compile(
+    r"\\(?:(?:re|provide)?newcommand\*?\s*(?:\{\s*\\(?P<braced>[A-Za-z@]+)\s*\}|\\(?P<bare>[A-Za-z@]+))"
+    r"|def\s*\\(?P<defined>[A-Za-z@]+))\s*(?=\{)")
+MAX_MACRO_BODY = 500
+MAX_MACRO_DEPTH = 4
+
+
+def macros(document: str) -> dict[str, str]:
+    """Macros without arguments that a document defines (``\\newcommand{\\ours}{Caps}``,
+    ``\\def\\ours{Caps}``), so that a quote of the typeset text matches where the source wrote the
+    macro. Macros with arguments, and bodies over 500 characters, are left out."""
+    found: dict[str, str] = {}
+    for match in _DEFINITION.finditer(document):
+        group = read_group(document, match.end())
+        if group is not None and group[1] - group[0] <= MAX_MACRO_BODY:
+            name = match["braced"] or match["bare"] or match["defined"]
+            found.setdefault(name, document[group[0] : group[1]])
+    return found
+
+
 def canonical(
     text: str, labels: Mapping[str, tuple[str, str]] | None = None, start: int = 0,
-    end: int | None = None,
+    end: int | None = None, defined: Mapping[str, str] | None = None,
 ) -> CanonicalText:
-    """Canonicalise ``text[start:end]`` (see the module docstring)."""
-    pieces = _Reader(text, labels or {}).read(start, len(text) if end is None else end)
-    return _finish(pieces)
+    """Canonicalise ``text[start:end]`` (see the module docstring); ``defined`` maps macro
+    names to their bodies (:func:`macros`), read in place of the macro."""
+    reader = _Reader(text, labels or {}, defined or {})
+    return _finish(reader.read(start, len(text) if end is None else end))
 
 
 class _Reader:
-    def __init__(self, text: str, labels: Mapping[str, tuple[str, str]]) -> None:
+    def __init__(self, text: str, labels: Mapping[str, tuple[str, str]],
+                 defined: Mapping[str, str], depth: int = 0) -> None:
         self.text = text
         self.labels = labels
+        self.defined = defined
+        self.depth = depth
 
     def read(self, start: int, end: int) -> list[Piece]:
         text = self.text
@@ -147,6 +172,14 @@ class _Reader:
             return group[2]
         if name in DROPPED:
             return self.drop(name, after)
+        if name == "def":  # \def\name{body}: the definition is not text
+            macro_end = read_command(text, after)[1] if text[after : after + 1] == "\\" else after
+            group = read_group(text, macro_end)
+            return group[2] if group else macro_end
+        if name in self.defined and self.depth < MAX_MACRO_DEPTH:
+            body = self.defined[name]
+            inner = _Reader(body, self.labels, self.defined, self.depth + 1)
+            out.extend((piece, index, False) for piece, _, _ in inner.read(0, len(body)))
         return after
 
     def drop(self, name: str, after: int) -> int:

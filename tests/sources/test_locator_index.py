@@ -125,6 +125,7 @@ QUOTES = [
     # markup, symbols and typography
     ("m⁺ = 0.9, m⁻ = 0.1 and λ = 0.5", ["§3.2"], "found", None),
     ("non-iterative and runs in a single pass", ["§1"], "found", None),
+    ("Tiny-CapsNet routes once", ["§1"], "found", None),  # a macro defined in the preamble
     ("NON–ITERATIVE and runs", ["§1"], "found", None),
     ("2% of the original model", ["p. 1"], "found", None),
     ("2\\% of the original model", ["p. 1"], "found", None),
