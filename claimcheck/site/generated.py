@@ -70,6 +70,7 @@ class GeneratedPages:
         self.listings: dict[str, list[Page]] = {}
         self.titles: dict[str, str] = {}
         self.summaries: dict[str, str] = {}
+        self._urls: dict[tuple[str, str], str] = {}
 
     def reserved_names(self) -> set[str]:
         """Page names the plugin generates (a wiki file with one of them is an error)."""
@@ -153,9 +154,14 @@ class GeneratedPages:
         return {key: list(group.values()) for key, group in found.items()}
 
     def _url(self, src: str, source: str) -> str:
-        target = self.files.get_file_from_path(src)
-        here = self.files.get_file_from_path(source)
-        return "" if target is None or here is None else target.url_relative_to(here)
+        key = (src, source)
+        if key not in self._urls:
+            target = self.files.get_file_from_path(src)
+            here = self.files.get_file_from_path(source)
+            self._urls[key] = (
+                "" if target is None or here is None else target.url_relative_to(here)
+            )
+        return self._urls[key]
 
     def _lay_out_graphs(self) -> None:
         """One ``dot`` run for the overview and every paper's graph."""

@@ -77,12 +77,16 @@ class Linker:
         self.index = index
         self.files = files
         self.explanations = explanations
+        self._urls: dict[tuple[str, str], str | None] = {}
 
     def paper_url(self, arxiv: str, page: Page) -> str | None:
         """The paper card's page relative to ``page``, if the wiki has that card."""
-        src = self.index.paper_src(arxiv)
-        target = self.files.get_file_from_path(src) if src else None
-        return None if target is None else target.url_relative_to(page.file)
+        key = (arxiv, page.file.src_uri)
+        if key not in self._urls:
+            src = self.index.paper_src(arxiv)
+            target = self.files.get_file_from_path(src) if src else None
+            self._urls[key] = None if target is None else target.url_relative_to(page.file)
+        return self._urls[key]
 
     def claim_links(self, claim: ClaimView, page: Page) -> ClaimLinks:
         """The claim's row and its explanation, from ``page``."""

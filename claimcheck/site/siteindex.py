@@ -114,6 +114,7 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             if curve is not None and not curve.is_file():
                 curve = None
         index.views[status.ref.global_id] = build_view(
-            status.ref, status.result, status.stale, config, curve, sources, quotes
+            status.ref, status.result, status.stale, config, curve, sources, quotes,
+            status.stale_reason, status.environment_note,
         )
     return index

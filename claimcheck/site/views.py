@@ -74,6 +74,9 @@ class ClaimView:
     """Whether ``check`` names a built-in kind (shown by name, not by its source line)."""
     about: About = field(default_factory=About)
     """What the verdict is evidence of: basis, quote, secondary source."""
+    stale_reason: str = ""
+    environment_note: str = ""
+    """How the environment of the stored run differs from this one (provenance, not staleness)."""
 
     @property
     def anchor(self) -> str:
@@ -243,6 +246,8 @@ def build_view(
     curve_svg: Path | None = None,
     sources: dict[str, SourceLink | None] | None = None,
     quotes: QuoteChecker | None = None,
+    stale_reason: str = "",
+    environment_note: str = "",
 ) -> ClaimView:
     """The display record of one claim and its stored result (``None``: never run).
 
@@ -309,4 +314,6 @@ def build_view(
         details=scrub_paths(result.details or "", root),
         environment=environment,
         curve_svg=curve_svg,
+        stale_reason=shown(stale_reason, "") if stale else "",
+        environment_note=shown(environment_note, ""),
     )
