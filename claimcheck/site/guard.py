@@ -8,7 +8,8 @@ stops with one line per problem (:class:`mkdocs.exceptions.PluginError`):
 * a file that would be published as it is although it could carry script: HTML, XML, JSON-P,
   JavaScript, CSS and other active types, unless ``mkdocs.yml`` itself names it
   (``extra_css``, ``extra_javascript``, ``extra.polyfills``: the maintainers' own assets);
-* a wiki file whose name the plugin generates (the dashboard, the claim graph, ``claimcheck/``).
+* a wiki file whose name, or the name it is published under, the plugin generates (the
+  dashboard, the claim graph, ``claimcheck/``).
 
 SVG files of the wiki are published sanitised (:mod:`claimcheck.site.svgclean`); an SVG that
 does not survive sanitising is an error too.
@@ -68,13 +69,15 @@ def check_files(
     docs_dir = Path(config.docs_dir)
     assets = config_assets(config)
     names = set(reserved)
+    taken = {_dest_uri(name, config) for name in names}
     folders = tuple(f"{folder.rstrip('/')}/" for folder in reserved_dirs)
     problems: list[Problem] = []
     for file in files:
         if not from_wiki(file, docs_dir):
             continue
         shown = f"{Path(config.docs_dir).name}/{file.src_uri}"
-        if file.src_uri in names or file.src_uri.startswith(folders):
+        clash = file.src_uri in names or file.dest_uri in taken
+        if clash or file.src_uri.startswith(folders) or file.dest_uri.startswith(folders):
             problems.append(Problem(shown, "this name is reserved for a page the claimcheck "
                                     "plugin generates; rename the file", file.src_uri))
             continue
@@ -94,6 +97,15 @@ def check_files(
                                     "images, PDFs and plain data may lie in the wiki (an asset "
                                     "of the site itself is named in mkdocs.yml)", file.src_uri))
     return problems
+
+
+def _dest_uri(src: str, config: MkDocsConfig) -> str:
+    """Where MkDocs writes a file named ``src``.
+
+    Two names can share one output: ``claims-dashboard.markdown`` lands where
+    ``claims-dashboard.md`` does, and so does ``claims-dashboard/README.md`` with directory URLs.
+    """
+    return File(src, None, config.site_dir, config.use_directory_urls).dest_uri
 
 
 def from_wiki(file: File, docs_dir: Path) -> bool:

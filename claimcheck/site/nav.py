@@ -22,6 +22,7 @@ from mkdocs.structure import StructureItem
 from mkdocs.structure.files import File
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
+from mkdocs.utils import markdown_extensions
 
 from claimcheck.site.sanitize import clean_fragment
 
@@ -46,10 +47,13 @@ def crowded_folders(pages: Iterable[File], limit: int) -> set[str]:
 
 
 def index_src(folder: str, existing: set[str]) -> str | None:
-    """The folder's own index page, if it has one."""
-    for name in INDEX_NAMES:
-        if f"{folder}/{name}" in existing:
-            return f"{folder}/{name}"
+    """The folder's own index page (``index`` or ``README``, any Markdown extension), if any."""
+    for stem in (PurePosixPath(name).stem for name in INDEX_NAMES):
+        for src in sorted(existing):
+            path = PurePosixPath(src)
+            if (path.parent.as_posix() == folder and path.stem == stem
+                    and path.suffix in markdown_extensions):
+                return src
     return None
 
 

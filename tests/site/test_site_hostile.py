@@ -140,6 +140,28 @@ def test_reserved_names_and_active_files_are_each_refused(
     assert logged.count("would be published as it is and could run script") == len(ACTIVE)
 
 
+@pytest.mark.parametrize("directory_urls", [False, True])
+def test_a_file_published_under_a_generated_name_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, directory_urls: bool
+) -> None:
+    """Another Markdown extension, or a folder's README with directory URLs, lands on the
+    generated page's output file just as well as its own name does."""
+    project = copy_fixture("minisite", tmp_path)
+    if directory_urls:
+        yml = project / "mkdocs.yml"
+        yml.write_text(yml.read_text(encoding="utf-8").replace("  - offline\n", "")
+                       + "use_directory_urls: true\n", encoding="utf-8")
+    names = ["claims-dashboard.markdown", "claim-graph.mdown"]
+    names += ["claims-legend/README.md"] if directory_urls else ["claims-legend.mkd"]
+    for name in names:
+        fake = project / "wiki" / name
+        fake.parent.mkdir(exist_ok=True)
+        fake.write_text("# Claims dashboard\n\n**100 verified**\n", encoding="utf-8")
+    logged = _refused(project, caplog)
+    for name in names:
+        assert f"wiki/{name}: this name is reserved" in logged, name
+
+
 def test_malformed_citation_fails_a_strict_build(tmp_path: Path,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     project = copy_fixture("minisite", tmp_path)

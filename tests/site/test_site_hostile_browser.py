@@ -100,3 +100,20 @@ def test_forged_badges_lose_the_badge_style(browser: Browser, hostile_url: str) 
         ".filter(s => s.textContent.includes('(forged)')).map(s => s.className)"
     )
     assert forged == [""]
+
+
+@pytest.mark.parametrize("query", ["pwned", "onerror", "script", "hostile"])
+def test_searching_for_the_payloads_runs_nothing(browser: Browser, hostile_url: str,
+                                                 query: str) -> None:
+    """Material writes search results into the page as HTML: the index must hold none of theirs."""
+    browser.navigate(f"{hostile_url}/index.html?q={query}")
+    browser.wait_for(
+        "(m => m && /matching document|No matching/.test(m.textContent))"
+        "(document.querySelector('.md-search-result__meta'))"
+    )
+    shown = browser.evaluate("document.querySelectorAll('.md-search-result__item').length")
+    assert browser.evaluate(ACTIVE_MARKUP.replace(".md-content ", ".md-search-result ")) == []
+    assert browser.evaluate("window.__pwned === undefined"), query
+    assert browser.dialogs() == []
+    if query == "hostile":
+        assert shown > 0  # the results were rendered, so the check above saw them

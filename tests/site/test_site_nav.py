@@ -66,3 +66,12 @@ def test_the_limit_can_be_turned_off(tmp_path: Path) -> None:
     links = _nav_links((site / "concepts" / "extra-07.html").read_text(encoding="utf-8"))
     assert len([link for link in links if "extra-" in link]) >= CONCEPTS - 1
     assert not (site / "concepts" / "index.html").exists()
+
+
+def test_the_folders_own_index_is_kept_whatever_its_extension(tmp_path: Path) -> None:
+    project = _crowded_project(tmp_path)
+    (project / "wiki" / "concepts" / "index.markdown").write_text(
+        "# Concepts, introduced by hand\n", encoding="utf-8")
+    index = (build_site(project) / "concepts" / "index.html").read_text(encoding="utf-8")
+    assert "Concepts, introduced by hand" in index
+    assert f"{CONCEPTS + 1} pages in this section" in index

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -71,6 +72,19 @@ def test_contradicted_card_links_to_row_and_explanation(stored_site: Path) -> No
     assert explanation in card
     paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
     assert 'id="cc-cite-46-64"' in paper
+
+
+def test_each_hover_card_is_rendered_once_and_not_searched(stored_site: Path) -> None:
+    """Six citations of four sets of claims: four cards, kept out of the search index."""
+    html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
+    cited = re.findall(r'class="cc-badge[^"]*" tabindex="0" aria-describedby="(cc-card-\d+)"', html)
+    cards = re.findall(r'<span class="cc-card" role="tooltip" id="(cc-card-\d+)">', html)
+    assert len(cited) == 6 and sorted(set(cited)) == sorted(cards) and len(cards) == 4
+    assert html.count('<div class="cc-cards" data-search-exclude hidden>') == 1
+    index = json.loads((stored_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = json.dumps(index)
+    assert "cc-card" not in text and "claim row" not in text
+    assert any("Self-attention routing is cheap" in doc["text"] for doc in index["docs"])
 
 
 def test_concept_strip_counts_cited_claims(stored_site: Path) -> None:

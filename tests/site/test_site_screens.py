@@ -9,6 +9,8 @@ it sits inside a box that scrolls on its own (a wide code block).
 from __future__ import annotations
 
 import shutil
+import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,8 @@ PAGES = {
     "claim-graph": ("claim-graph/2101.12491.html", ".cc-graph"),
 }
 SCREEN = {1280: 900, 390: 844}
+GOLDEN_FONTS = {"Helvetica": "Liberation Sans", "monospace": "DejaVu Sans Mono"}
+"""The fonts the pictures were drawn with (Debian's fonts-liberation2 and fonts-dejavu-core)."""
 
 OVERFLOW = """(() => {
   const width = document.documentElement.clientWidth;
@@ -36,6 +40,20 @@ OVERFLOW = """(() => {
     .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
   return {scrollWidth: document.documentElement.scrollWidth, width: width, wide: wide.slice(0, 5)};
 })()"""
+
+
+@cache
+def _other_fonts() -> str | None:
+    """Why this machine would draw the pages in other fonts than the golden pictures, if so."""
+    fc_match = shutil.which("fc-match")
+    if fc_match is None:
+        return "fontconfig's fc-match is not installed"
+    for pattern, family in GOLDEN_FONTS.items():
+        found = subprocess.run([fc_match, "-f", "%{family}", pattern], capture_output=True,
+                               text=True, check=False).stdout
+        if family not in found:
+            return f"{pattern} is drawn in {found or 'no font'}, the golden pictures in {family}"
+    return None
 
 
 def _open(browser: Browser, site: Path, page: str, anchor: str | None, width: int) -> None:
@@ -60,6 +78,8 @@ def test_matches_its_golden_picture(
     page, anchor = PAGES[name]
     if name == "claim-graph" and shutil.which("dot") is None:
         pytest.skip("the claim graph's picture needs Graphviz's dot")
+    if _other_fonts():
+        pytest.skip(f"{_other_fonts()} (apt-get install fonts-liberation2 fonts-dejavu-core)")
     _open(browser, stored_minisite, page, anchor, width)
     shot = tmp_path / f"{name}-{width}.png"
     browser.screenshot(shot)
