@@ -90,7 +90,8 @@ def normalise_evidence(evidence: object) -> Evidence:
     """The plain-data copy of what a check returned, or :class:`EvidenceError` saying why not.
 
     numpy and torch scalars become Python numbers, tuples (and ``torch.Size``) become lists,
-    ``fidelity`` may be given as a string, ``details`` is cut to :data:`MAX_DETAILS_CHARS`.
+    ``fidelity`` may be given as a string, ``details`` is cut to :data:`MAX_DETAILS_CHARS`;
+    ``data`` and a seed ``interval`` record are kept as plain mappings.
     Anything else the store cannot hold (an array, an object, a value too large) is refused, so
     that the claim is errored with the reason instead of crashing the run that reads it.
     """
@@ -118,7 +119,12 @@ def normalise_evidence(evidence: object) -> Evidence:
     if evidence.data is not None:
         data = plain_value(_mapping(evidence.data, "data"), "data", allow_mapping=True)
         _limit(data, "data", MAX_DATA_CHARS)
-    return Evidence(measured, details, fidelity, artifacts, timings, data)
+    interval = None
+    if evidence.interval is not None:
+        interval = plain_value(_mapping(evidence.interval, "interval"), "interval",
+                               allow_mapping=True)
+        _limit(interval, "interval", MAX_DATA_CHARS)
+    return Evidence(measured, details, fidelity, artifacts, timings, data, interval)
 
 
 def plain_value(value: Any, where: str, *, allow_mapping: bool, depth: int = 0) -> Any:
