@@ -164,6 +164,33 @@ def test_a_pinned_fetch_whose_hash_differs_is_refused_and_stores_nothing(
     assert _card(project) == text
 
 
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_a_refused_fetch_loses_nothing_already_cached(
+    server: dict[str, bytes], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["papers", "fetch", "--pin"]) == 0
+    good = sha256_of(fixture_eprint())
+    cache = project / "source-cache"
+    before = _snapshot(cache)
+    text = _card(project).replace(f'version: 2, kind: latex, sha256: "{good}"',
+                                  f'version: 1, kind: latex, sha256: "{"f" * 64}"')
+    (project / "wiki" / "papers" / "tiny.md").write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["papers", "fetch", "tiny-capsules"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    pin_line = text.split("\n").index("source: {version: 1, kind: latex, sha256: "
+                                      f'"{"f" * 64}"}}') + 1
+    assert err[0].startswith(f"wiki/papers/tiny.md:{pin_line}:1: error: {ARXIV}: refused ")
+    assert "nothing was stored" in err[0]
+    assert _snapshot(cache) == before  # the earlier version's blob and record are untouched
+    assert SourceCache(cache).blob(good) == fixture_eprint()
+    assert _card(project) == text
+
+
 def test_a_pinned_fetch_takes_the_pinned_version_not_the_latest(
     server: dict[str, bytes], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
