@@ -63,7 +63,7 @@ title: {_quote(title)}
 summary: >-
   One paragraph that says what {title} is and why it matters.
 tags: []
-papers: []      # arXiv ids cited in the body, quoted: ["2101.12491"]
+papers: []      # paper keys cited in the body, quoted: ["2101.12491", "doi:10.1038/…"]
 related: []     # slugs of related cards
 status: draft
 updated_at: {today.isoformat()}
@@ -71,8 +71,8 @@ updated_at: {today.isoformat()}
 ## Overview
 
 Explain the idea here. End each sentence that a paper backs with a citation: in square
-brackets, `arxiv:`, the paper's id, a space and a locator such as `§3.1` or `tab. 2`. List the
-cited ids under `papers:`.
+brackets, the paper's key (`arxiv:2101.12491`, `doi:10.1038/…`, `openreview:ID` or `url:slug`),
+a space and a locator such as `§3.1` or `tab. 2`. List the cited keys under `papers:`.
 """
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claimcheck.cards import Basis, Claim, PaperCard
+from claimcheck.cards import Basis, Claim, PaperCard, SourceKind
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.locators import Locator, LocatorError, parse_locator
@@ -72,6 +72,20 @@ class QuoteChecker:
         found = self.source(card)
         if found is not None and found.problem:
             return found.problem
+        scheme = card.paper_id.scheme
+        if card.source is None or card.source.url is None:
+            # what `papers fetch` would get by the identifier alone (claimcheck.sources.fetch)
+            if scheme == "doi":
+                return ("a DOI names a landing page, not a file, so the source cannot be "
+                        "fetched by it: give the file's address as `source: {url: …, sha256: "
+                        f"…}}` and run `claimcheck papers fetch {card.paper_key} --pin`, which "
+                        "writes the fetched file's sha256")
+            if scheme == "openreview" and (card.source is None
+                                           or card.source.kind is SourceKind.LATEX):
+                return ("OpenReview serves only the PDF, which has no locator index: give a "
+                        "LaTeX source as `source: {url: …, sha256: …}` if the authors "
+                        f"published one, and run `claimcheck papers fetch {card.paper_key} "
+                        "--pin`")
         if card.source is not None:
             return (f"the pinned source (sha256 {card.source.sha256[:12]}…) is not cached: run "
                     f"`claimcheck papers fetch {card.paper_key}`")
