@@ -12,6 +12,7 @@ shape, so the exported schema adds what an editor can check without running anyt
 * the cross-field rules of a claim (check or ``unverified:`` or a textual quote; ``expect``
   with a check), of ``expect`` (exactly one comparator) and of a paper card (exactly one
   identifier);
+* ``basis``: the legend's sentence for each value (:data:`claimcheck.basis.BASIS_LEGEND`);
 * ``updated_at``: a ``YYYY-MM-DD`` string. An editor's YAML server (YAML 1.2) reads
   ``2026-11-29`` as a string, while PyYAML (YAML 1.1) reads it as a ``date``; the schema accepts
   both by not naming a JSON type for the date and refusing every other type instead.
@@ -28,7 +29,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from claimcheck.basis import ALLOWED, BASIS_ORDER
+from claimcheck.basis import ALLOWED, BASIS_LEGEND, BASIS_ORDER
 from claimcheck.cards import Card
 from claimcheck.checks.args import ARGS_MODELS, REFERENCE_PATTERN
 from claimcheck.checks.catalog import (
@@ -70,6 +71,7 @@ def card_json_schema(config: ProjectConfig | None = None) -> dict[str, Any]:
     _paper_rules(defs["PaperCard"])
     _expect_rules(defs["Expect"])
     _claim_rules(defs, catalog, trainer)
+    _basis_legend(defs["Basis"])
     _callables(defs, marked)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -90,6 +92,14 @@ def _paper_rules(paper: dict[str, Any]) -> None:
         "if": _required("arxiv", "source"),
         "then": {"properties": {"source": _required("version")}},
     }]
+
+
+def _basis_legend(basis: dict[str, Any]) -> None:
+    """The legend's sentence for each basis, where an editor shows it (hover, completion)."""
+    basis["enum"] = [b.value for b in BASIS_ORDER]
+    basis["description"] = "What the claim's verdict is evidence of. " + " ".join(
+        f"`{b.value}`: {BASIS_LEGEND[b]}" for b in BASIS_ORDER)
+    basis["enumDescriptions"] = [BASIS_LEGEND[b] for b in BASIS_ORDER]  # VS Code's keyword
 
 
 def _expect_rules(expect: dict[str, Any]) -> None:
