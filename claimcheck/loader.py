@@ -123,10 +123,14 @@ def split_front_matter(text: str, display: str) -> tuple[str, str, int]:
     )
 
 
-def load_card(path: Path, display: str | None = None) -> LoadedCard:
-    """Load and validate one card; raise :class:`CardError` with its location on failure."""
+def load_card(path: Path, display: str | None = None, text: str | None = None) -> LoadedCard:
+    """Load and validate one card; raise :class:`CardError` with its location on failure.
+
+    ``text`` is the file's content when the caller has read it already (:func:`read_text`).
+    """
     shown = display or str(path)
-    text = read_text(path, shown)
+    if text is None:
+        text = read_text(path, shown)
     yaml_text, body, body_offset = split_front_matter(text, shown)
     try:
         data, positions = load_yaml(yaml_text, first_line=2)

@@ -31,9 +31,10 @@ class PlainPage:
     """``(line, why)`` when the page looks like a card without front matter."""
 
 
-def load_plain_page(path: Path, display: str) -> PlainPage:
-    """Read a page without front matter (size and encoding checked as for cards)."""
-    text = read_text(path, display).removeprefix("\ufeff")
+def load_plain_page(path: Path, display: str, text: str | None = None) -> PlainPage:
+    """Read a page without front matter (size and encoding checked as for cards); ``text`` is
+    its content when the caller has read it already."""
+    text = (read_text(path, display) if text is None else text).removeprefix("\ufeff")
     citations, problems = scan_citations(text, display)
     return PlainPage(path, display, text, citations, problems, card_hint(text))
 

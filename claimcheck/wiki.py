@@ -13,10 +13,10 @@ from claimcheck.cards import Basis, Claim, PaperCard
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CardError
-from claimcheck.loader import LoadedCard, load_card
+from claimcheck.loader import LoadedCard, load_card, read_text
 from claimcheck.locators import Locator, LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage, load_plain_page
-from claimcheck.wikifiles import leaves_project, unsafe_entries, unsafe_reason
+from claimcheck.wikifiles import leaves_project, walk_wiki
 
 
 @dataclass(frozen=True)
@@ -135,20 +135,14 @@ def card_files(folder: Path) -> list[Path]:
     """
     if folder.is_file():
         return [folder]
-    return sorted(
-        path
-        for path in folder.rglob("*.md")
-        if not any(part.startswith(".") for part in path.relative_to(folder).parts)
-        and not path.name.startswith("_")
-        and unsafe_reason(path, folder) is None
-    )
+    return walk_wiki(folder)[0]
 
 
 def is_card(path: Path) -> bool:
     """A Markdown file is a card when it starts with front matter (other pages are plain)."""
     try:
         with path.open("rb") as handle:
-            return handle.read(4).lstrip(b"\xef\xbb\xbf").startswith(b"---")
+            return handle.read(6).removeprefix(b"\xef\xbb\xbf").startswith(b"---")
     except OSError:
         return False
 
@@ -167,8 +161,11 @@ def load_wiki(config: ProjectConfig, path: Path | None = None) -> Wiki:
             os.path.relpath(os.path.abspath(written), config.root),
         ))
         return wiki
-    wiki = load_cards(config, card_files(folder), require_front_matter=False)
-    wiki.load_errors.extend(unsafe_entries(folder, config.relative(folder)))
+    if folder.is_file():
+        return load_cards(config, [folder], require_front_matter=False)
+    files, unsafe = walk_wiki(folder, config.relative(folder)) if folder.is_dir() else ([], [])
+    wiki = load_cards(config, files, require_front_matter=False)
+    wiki.load_errors.extend(unsafe)
     return wiki
 
 
@@ -178,11 +175,13 @@ def load_cards(
     """Load the given files; with ``require_front_matter`` off, plain pages are kept as pages."""
     wiki = Wiki(config)
     for file in files:
+        shown = config.relative(file)
         try:
-            if not require_front_matter and not is_card(file) and file.stat().st_size > 0:
-                wiki.pages.append(load_plain_page(file, config.relative(file)))
+            text = read_text(file, shown)  # each file is opened once, its front matter parsed once
+            if not require_front_matter and text and not text.lstrip("\ufeff").startswith("---"):
+                wiki.pages.append(load_plain_page(file, shown, text))
             else:
-                wiki.cards.append(load_card(file, config.relative(file)))
+                wiki.cards.append(load_card(file, shown, text))
         except CardError as error:
             wiki.load_errors.append(error)
     return wiki

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from claimcheck.errors import CardError
 
+_NOT_REGULAR = "not a regular file (a FIFO, socket or device cannot be part of the wiki)"
+
 
 def unsafe_reason(path: Path, folder: Path, folder_ok: bool = False) -> str | None:
     """Why ``path`` must not be read as part of the wiki ``folder``, or ``None`` when it may be.
@@ -39,7 +41,7 @@ def unsafe_reason(path: Path, folder: Path, folder_ok: bool = False) -> str | No
     except (OSError, ValueError) as error:
         return f"cannot be read: {getattr(error, 'strerror', None) or error}"
     if not stat.S_ISREG(mode) and not (folder_ok and stat.S_ISDIR(mode)):
-        return "not a regular file (a FIFO, socket or device cannot be part of the wiki)"
+        return _NOT_REGULAR
     return None
 
 
@@ -58,26 +60,54 @@ def leaves_project(path: Path, root: Path) -> bool:
     return os.path.commonpath([real_top, real]) != real_top
 
 
-def unsafe_entries(folder: Path, shown: str | None = None) -> list[CardError]:
-    """One located error per unsafe entry under ``folder`` (files and linked folders).
+def walk_wiki(folder: Path, shown: str | None = None) -> tuple[list[Path], list[CardError]]:
+    """Every Markdown card file under ``folder`` that may be read, sorted, and one located error
+    per unsafe entry (files and linked folders), from one walk of the folder.
 
-    ``shown`` is how ``folder`` is named in messages (default: as given). Folders are walked
-    without following symbolic links, so a linked folder is judged as one entry.
+    Names starting with ``.`` are skipped, and files starting with ``_`` are not cards (but are
+    still judged). ``shown`` is how ``folder`` is named in messages (default: as given). Folders
+    are walked without following symbolic links, so a linked folder is judged as one entry and
+    never entered. An entry that is no link, in a folder reached without links, lies inside the
+    wiki: only links pay for resolving their real path (:func:`unsafe_reason`).
     """
-    if not folder.is_dir():
-        return []
-    base = shown if shown is not None else str(folder)
+    base = (shown if shown is not None else str(folder)).rstrip("/")
+    files: list[Path] = []
     errors: list[CardError] = []
-    for current, folders, files in os.walk(folder, followlinks=False):
-        here = Path(current)
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
-        linked = [name for name in folders if (here / name).is_symlink()]
-        for name in [*linked, *sorted(files)]:
-            if name.startswith("."):
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue  # an unreadable folder is skipped, as os.walk skips it
+        folders: list[Path] = []
+        for entry in entries:
+            if entry.name.startswith("."):
                 continue
-            entry = here / name
-            reason = unsafe_reason(entry, folder, folder_ok=name in linked)
+            path = Path(entry.path)
+            if entry.is_symlink():
+                reason = unsafe_reason(path, folder, folder_ok=_is_dir(entry))
+                if reason is None and _is_dir(entry):
+                    continue  # a linked folder that stays inside the wiki: not entered
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(path)
+                continue
+            elif entry.is_file(follow_symlinks=False):
+                reason = None
+            else:
+                reason = _NOT_REGULAR
             if reason is not None:
-                relative = entry.relative_to(folder).as_posix()
-                errors.append(CardError(reason, f"{base.rstrip('/')}/{relative}", 1, 1))
-    return errors
+                relative = path.relative_to(folder).as_posix()
+                errors.append(CardError(reason, f"{base}/{relative}", 1, 1))
+            elif entry.name.endswith(".md") and not entry.name.startswith("_"):
+                files.append(path)
+        pending.extend(reversed(folders))  # depth first, in name order
+    return sorted(files), errors
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

@@ -30,6 +30,7 @@ _CORE_TAGS = {
     "tag:yaml.org,2002:map",
 }
 
+_STR = "tag:yaml.org,2002:str"
 Path = tuple[str | int, ...]
 
 
@@ -66,6 +67,24 @@ class Positions:
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _libyaml_caps_depth() -> bool:
+    """Whether the composer is libyaml 0.2.5 or later, which refuses nesting deeper than 1,000
+    levels, so that composing can never overflow the C stack (older ones recurse without end)."""
+    if _Loader is yaml.SafeLoader:
+        return False
+    try:
+        from yaml import _yaml
+
+        return tuple(_yaml.get_version()) >= (0, 2, 5)
+    except (ImportError, AttributeError):
+        return False
+
+
+_BOUNDED_COMPOSER = _libyaml_caps_depth()
+"""When true, a text without ``*`` (so without an alias) is composed in one pass: the builder
+bounds the depth. Otherwise an event pass refuses aliases and deep nesting first."""
+
+
 def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
     """Parse one YAML document into plain values and their positions.
 
@@ -78,9 +97,10 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
     shift = first_line - 1
     loader = _Loader(text)
     try:
-        _check_events(loader, shift)
-        loader.dispose()
-        loader = _Loader(text)
+        if "*" in text or not _BOUNDED_COMPOSER:  # an alias, or a composer without a depth cap
+            _check_events(loader, shift)
+            loader.dispose()
+            loader = _Loader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         problem_mark = exc.problem_mark or exc.context_mark
@@ -159,6 +179,12 @@ class _Builder:
                 f"YAML tag '{shown}' is not allowed in cards (tags are never executed)",
                 *self.mark(node),
             )
+        if isinstance(node, ScalarNode):
+            return self._scalar(node)
+        if len(path) >= MAX_DEPTH:  # this collection would be level MAX_DEPTH + 1
+            raise YamlProblem(
+                f"front matter is nested deeper than {MAX_DEPTH} levels", *self.mark(node)
+            )
         if isinstance(node, MappingNode):
             return self._mapping(node, path)
         if isinstance(node, SequenceNode):
@@ -166,8 +192,6 @@ class _Builder:
                 self.build(item, (*path, index))
                 for index, item in enumerate(node.value)
             ]
-        if isinstance(node, ScalarNode):
-            return self._scalar(node)
         raise YamlProblem("unsupported YAML node", *self.mark(node))
 
     def _mapping(self, node: MappingNode, path: Path) -> dict[Any, Any]:
@@ -185,6 +209,8 @@ class _Builder:
         return result
 
     def _scalar(self, node: ScalarNode) -> Any:
+        if node.tag == _STR:
+            return node.value  # what the constructor returns for a string, without its detour
         try:
             return self.loader.construct_object(node, deep=True)
         except (ValueError, yaml.YAMLError) as exc:
