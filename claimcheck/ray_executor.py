@@ -64,7 +64,7 @@ from claimcheck.ray_support import (
     task_tier,
     write_artifacts,
 )
-from claimcheck.worker import run_isolated
+from claimcheck.worker import run_isolated, warm_up
 
 __all__ = [
     "DEFAULT_ATTEMPTS", "DEFAULT_SYSTEM_RETRIES", "GIB", "RayExecutor", "describe_resources",
@@ -74,11 +74,10 @@ __all__ = [
 
 
 def _warm_up(cpus: float) -> None:
-    """Import torch before the task counts as started (start-up never eats a check's time) and
-    give it as many threads as the task holds CPUs."""
-    try:
-        import torch
-    except ImportError:
+    """Import torch and numpy before the task counts as started (start-up never eats a check's
+    time) and give torch as many threads as the task holds CPUs."""
+    torch = warm_up()
+    if torch is None:
         return
     torch.set_num_threads(max(1, int(cpus)))
 

@@ -26,6 +26,7 @@ Messages to the parent are ``("start", key, pid)``, ``("progress", key, message,
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -101,7 +102,7 @@ def run_task(task: Task, send: Send) -> Outcome:
         if unusable:
             return outcome(reason=unusable)
         _limit_memory(task, device)
-        _seed(task.seed)
+        _seed(task.seed, device)
         config = load_config(task.root)
         check = resolve_check(task.check, config)
         task.scratch.mkdir(parents=True, exist_ok=True)
@@ -142,19 +143,35 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:2000]
 
 
-def _seed(seed: int) -> None:
+def _seed(seed: int, device: str) -> None:
+    """Seed Python's, numpy's and torch's RNGs with the run's seed.
+
+    A worker has imported numpy and torch already (:func:`warm_up`), so that no check's process
+    pays for importing them. On the CPU only torch's CPU generator is seeded: ``torch.manual_seed``
+    would also queue a lazy CUDA seeding that records a stack trace, milliseconds per check.
+    """
     import random
 
     random.seed(seed)
-    for name in ("numpy", "torch"):
-        if name not in sys.modules:
-            with contextlib.suppress(ImportError):
-                __import__(name)
-    numpy, torch = sys.modules.get("numpy"), sys.modules.get("torch")
+    torch = warm_up()
+    numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed(seed % 2**32)
-    if torch is not None:
+    if torch is None:
+        return
+    if device == "cpu":
+        torch.random.default_generator.manual_seed(seed)
+    else:
         torch.manual_seed(seed)
+
+
+def warm_up() -> Any:
+    """Import torch and numpy in the worker, once, so that no check's process pays for them;
+    torch's module, or ``None`` where it is not installed."""
+    for name in ("numpy", "torch"):
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    return sys.modules.get("torch")
 
 
 def _limit_memory(task: Task, device: str) -> None:
@@ -173,6 +190,7 @@ def run_isolated(task: Task, send: Send) -> Outcome:
     reader, writer = os.pipe()
     capture = tempfile.TemporaryFile(prefix="claimcheck-output-")  # noqa: SIM115 - closed below
     parent = os.getpid()
+    gc.freeze()  # the child's collector skips the worker's objects: fewer copy-on-write pages
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(reader)
@@ -306,10 +324,7 @@ def serve(connection: Connection, threads: int) -> None:
     processes.adopt_orphans()
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, str(threads))
-    torch = sys.modules.get("torch")
-    if torch is None:
-        with contextlib.suppress(ImportError):
-            import torch
+    torch = warm_up()
     if torch is not None:
         torch.set_num_threads(threads)
     try:
