@@ -5,6 +5,8 @@ stops with one line per problem (:class:`mkdocs.exceptions.PluginError`):
 
 * a file whose real path leaves the wiki, or that is not a regular file
   (:func:`claimcheck.wikifiles.unsafe_reason`);
+* before that, in ``on_pre_build``, a linked folder that MkDocs's own listing would follow out
+  of the wiki or round in a loop (:func:`linked_folder_problems`);
 * a file that would be published as it is although it could carry script: HTML, XML, JSON-P,
   JavaScript, CSS and other active types, unless ``mkdocs.yml`` itself names it
   (``extra_css``, ``extra_javascript``, ``extra.polyfills``: the maintainers' own assets);
@@ -17,6 +19,7 @@ does not survive sanitising is an error too.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -47,6 +50,30 @@ class Problem:
     def line(self) -> str:
         """``path: message`` as the build prints it."""
         return f"{self.path}: {self.message}"
+
+
+def linked_folder_problems(docs_dir: Path) -> list[Problem]:
+    """Folders MkDocs would enter through a symbolic link that leaves the wiki or loops.
+
+    MkDocs lists ``docs_dir`` with ``os.walk(followlinks=True)`` before any plugin sees a file,
+    dot folders included: ``wiki/root -> /`` would have it list the whole machine (``/proc``
+    never ends) and ``wiki/sub/up -> ..`` would nest the wiki in itself. So these links are
+    found first, by a walk that lists links without following them.
+    """
+    problems: list[Problem] = []
+    for here, folders, _ in os.walk(docs_dir):
+        for name in sorted(folders):
+            path = Path(here, name)
+            if not path.is_symlink():
+                continue
+            shown = f"{docs_dir.name}/{path.relative_to(docs_dir).as_posix()}"
+            reason = unsafe_reason(path, docs_dir, folder_ok=True)
+            real = os.path.realpath(path)
+            if reason is None and os.path.commonpath([real, os.path.realpath(here)]) == real:
+                reason = "a symbolic link to a folder that contains it (a loop)"
+            if reason is not None:
+                problems.append(Problem(shown, reason))
+    return problems
 
 
 def config_assets(config: MkDocsConfig) -> set[str]:

@@ -2,6 +2,10 @@
 
 The order of events, and why:
 
+``on_pre_build``
+    Refuse a linked folder that would lead MkDocs's own listing of the wiki out of it or round
+    a loop (:func:`claimcheck.site.guard.linked_folder_problems`): that listing comes before
+    ``on_files`` and follows links.
 ``on_files``
     Load the wiki once (:func:`claimcheck.site.siteindex.build_index`), refuse files that leave
     the wiki, are not regular, could run script, or take a generated page's name
@@ -58,7 +62,7 @@ from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError
 from claimcheck.site import assets
 from claimcheck.site.generated import GeneratedPages
-from claimcheck.site.guard import Problem, check_files
+from claimcheck.site.guard import Problem, check_files, linked_folder_problems
 from claimcheck.site.nav import clean_titles, collapse
 from claimcheck.site.pages import PageState, paper_page_markdown
 from claimcheck.site.pagework import PageWork
@@ -110,6 +114,13 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         if assets.CSS_PATH not in config.extra_css:
             config.extra_css.append(assets.CSS_PATH)
         return config
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        """Stop before MkDocs lists the wiki if a linked folder would lead the listing astray."""
+        problems = linked_folder_problems(Path(config.docs_dir))
+        if problems:
+            lines = "\n".join(f"  {problem.line()}" for problem in problems)
+            raise PluginError(f"claimcheck: the wiki cannot be published as it is:\n{lines}")
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         """Check and read the wiki; add assets and generated pages (see the module docstring)."""

@@ -53,7 +53,6 @@ def _site_text(site: Path) -> str:
 def test_a_symlink_out_of_the_wiki_is_a_build_error(tmp_path: Path) -> None:
     project = copy_fixture("minisite", tmp_path)
     (project / "wiki" / "env.md").symlink_to("/proc/self/environ")
-    (project / "wiki" / "outside").symlink_to(tmp_path, target_is_directory=True)
     completed = _mkdocs(project)
     assert completed.returncode != 0
     assert "wiki/env.md: a symbolic link that leaves the wiki folder" in completed.stderr
@@ -61,6 +60,26 @@ def test_a_symlink_out_of_the_wiki_is_a_build_error(tmp_path: Path) -> None:
     assert CANARY not in completed.stdout + completed.stderr
     site = project / "site"
     assert not site.exists() or CANARY not in _site_text(site)
+
+
+@pytest.mark.parametrize(("link", "target", "message"), [
+    ("root", "/", "a symbolic link that leaves the wiki folder"),
+    (".hidden/up", "../..", "a symbolic link that leaves the wiki folder"),
+    ("concepts/loop", "..", "a symbolic link to a folder that contains it (a loop)"),
+])
+def test_a_linked_folder_is_refused_before_mkdocs_walks_it(
+    tmp_path: Path, link: str, target: str, message: str
+) -> None:
+    """MkDocs lists the wiki following links, dot folders included, before any plugin event
+    that sees files: ``root -> /`` would have it list the whole machine, forever (``/proc``)."""
+    project = copy_fixture("minisite", tmp_path)
+    path = project / "wiki" / link
+    path.parent.mkdir(exist_ok=True)
+    path.symlink_to(target, target_is_directory=True)
+    completed = _mkdocs(project)
+    assert completed.returncode != 0
+    assert f"wiki/{link}: {message}" in completed.stderr
+    assert "Traceback" not in completed.stderr
 
 
 @pytest.mark.parametrize("folder", ["wiki", ".claimcheck"])
