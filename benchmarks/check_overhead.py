@@ -13,6 +13,9 @@ each once with N items and once with 1 item. The cost per item is the marginal o
 spread over the items. Prints the medians, their ratio, and the load average before and after:
 on a shared machine read the ratio, not the seconds.
 
+Also prints the floor that isolation sets: one ``fork``, ``_exit`` and ``waitpid`` of a process
+that has imported torch (what a worker is), per item, measured in the same rounds.
+
 Usage: ``python benchmarks/check_overhead.py [--items 1000] [--rounds 3]``.
 """
 
@@ -58,6 +61,27 @@ def _timed(command: list[str], cwd: Path) -> float:
     return wall
 
 
+FORK_FLOOR = """
+import os, sys, time
+import numpy, torch
+count = int(sys.argv[1])
+start = time.perf_counter()
+for _ in range(count):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+print((time.perf_counter() - start) / count)
+"""
+
+
+def _fork_floor(items: int) -> float:
+    """Seconds per bare fork of a process that imported torch, like a worker."""
+    done = subprocess.run([sys.executable, "-c", FORK_FLOOR, str(items)], capture_output=True,
+                          text=True, check=True)
+    return float(done.stdout)
+
+
 VERIFY = [sys.executable, "-m", "claimcheck.cli", "verify", "wiki", "--force", "--jobs", "1",
           "--device", "cpu", "--format", "json"]
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_trivial.py"]
@@ -76,6 +100,7 @@ def main() -> None:
             for n in (ns.items, 1):
                 for name, command in (("verify", VERIFY), ("pytest", PYTEST)):
                     times.setdefault((name, n), []).append(_timed(command, roots[n]))
+            times.setdefault(("fork", 1), []).append(_fork_floor(min(ns.items, 200)))
             print(f"round {round_ + 1}: " + ", ".join(
                 f"{name} N={n} {values[-1]:.2f} s" for (name, n), values in times.items()))
     per_item = {}
@@ -86,6 +111,10 @@ def main() -> None:
         print(f"{name:6s}: T(1) {one:6.2f} s, T({ns.items}) {many:7.2f} s, "
               f"{per_item[name] * 1e3:6.2f} ms per item (median of {ns.rounds})")
     print(f"verify / pytest per item: {per_item['verify'] / per_item['pytest']:.2f}x")
+    fork = statistics.median(times[("fork", 1)])
+    print(f"floor: one fork + exit + wait of a torch process {fork * 1e3:.2f} ms, "
+          f"{fork / per_item['pytest']:.2f}x pytest's per item; verify / floor "
+          f"{per_item['verify'] / fork:.2f}x")
     print(f"load average after: {_loadavg()}")
 
 
