@@ -153,7 +153,7 @@ class LocalExecutor:
         context = multiprocessing.get_context(self.start_method)
         if self.start_method == "forkserver":
             # Importing torch does not initialise CUDA, so forked workers may still use it.
-            context.set_forkserver_preload(["claimcheck.worker", "numpy", "torch"])
+            context.set_forkserver_preload(["claimcheck.worker", "numpy", "numpy.random", "torch"])
         threads = self.threads or max(1, (os.cpu_count() or 1) // self.jobs)
         waiting = deque(tasks)
         try:
