@@ -4,8 +4,8 @@ Generates the engine tests' tiny project with N claims and a fresh stored result
 through the store's own API, no check runs), then, in alternating rounds, times whole-process runs
 of ``claimcheck status wiki`` with stdout to a pipe (plain rows, what CI and scripts see) and of the
 same command forced to draw the rich table (run through a wrapper, ``TABLE``, that makes rich's
-console and stdout report a terminal). Also reports, in-process, how the time of one status splits into collecting
-(reading the store, fingerprints, re-judging) and rendering.
+console and stdout report a terminal). Also reports, in-process, how the time of one status
+splits into collecting (reading the store, fingerprints, re-judging) and rendering.
 
 Usage: ``python benchmarks/status_scale.py [--claims 1000] [--rounds 5]``.
 """
