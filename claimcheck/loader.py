@@ -88,10 +88,15 @@ def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
 def read_text(path: Path, display: str) -> str:
     """Read a card as UTF-8, with size and encoding errors located."""
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
             raise _fail("not a regular file (a device, pipe or folder cannot be a card)", display)
+        # Ask for the stated size plus one byte (a read of the whole limit would allocate 1 MB
+        # per card); a file that grew since is read on, never past the limit.
         with path.open("rb") as handle:
-            data = handle.read(MAX_CARD_BYTES + 1)  # never more, whatever the file claims
+            data = handle.read(min(status.st_size, MAX_CARD_BYTES) + 1)
+            if len(data) > status.st_size:
+                data += handle.read(MAX_CARD_BYTES + 1 - len(data))
     except OSError as exc:
         raise _fail(f"cannot read file: {exc.strerror or exc}", display) from None
     if len(data) > MAX_CARD_BYTES:

@@ -8,11 +8,15 @@ ourselves, so that we can:
 * refuse every tag outside YAML's core schema (``!!python/...`` is never constructed);
 * bound the nesting depth, so hostile input never reaches a ``RecursionError``;
 * keep a ``(path tuple) -> (line, col)`` map used to point validation errors into the file.
+
+That map is built lazily: most cards load cleanly and are never pointed into, and recording the
+mark of every value costs more than composing the document. :class:`Positions` keeps the text
+and composes it again (libyaml, in C) the first time a position is asked for; the text has
+passed every check above by then, so the second pass cannot fail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -44,17 +48,48 @@ class YamlProblem(Exception):
         self.col = col
 
 
-@dataclass
 class Positions:
-    """Where each value (and each mapping key) starts, as 1-based (line, col)."""
+    """Where each value (and each mapping key) starts, as 1-based file (line, col).
 
-    values: dict[Path, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    Built from the YAML text on first use (see the module docstring); ``Positions()`` is the
+    empty map of an empty document.
+    """
+
+    def __init__(self, text: str = "", shift: int = 0) -> None:
+        self._text = text
+        self._shift = shift
+        self._maps: tuple[dict[Path, tuple[int, int]], dict[Path, tuple[int, int]]] | None = None
+
+    def _located(self) -> tuple[dict[Path, tuple[int, int]], dict[Path, tuple[int, int]]]:
+        if self._maps is None:
+            values: dict[Path, tuple[int, int]] = {}
+            keys: dict[Path, tuple[int, int]] = {}
+            if self._text:
+                loader = _Loader(self._text)
+                try:
+                    node = loader.get_single_node()
+                    if node is not None:
+                        _Builder(loader, self._shift, values, keys).build(node, 0, ())
+                finally:
+                    loader.dispose()
+            self._maps = (values, keys)
+        return self._maps
+
+    @property
+    def values(self) -> dict[Path, tuple[int, int]]:
+        """Position of every value, by its path from the document's root."""
+        return self._located()[0]
+
+    @property
+    def keys(self) -> dict[Path, tuple[int, int]]:
+        """Position of every mapping key, by the path of the value it introduces."""
+        return self._located()[1]
 
     def value(self, path: Path) -> tuple[int, int]:
         """Position of the value at ``path``, or of its nearest recorded ancestor."""
+        values = self.values
         for end in range(len(path), -1, -1):
-            found = self.values.get(path[:end])
+            found = values.get(path[:end])
             if found is not None:
                 return found
         return (1, 1)
@@ -123,15 +158,10 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
         raise YamlProblem(f"YAML error: {exc}", first_line, 1) from None
     finally:
         loader.dispose()
-    positions = Positions()
     if node is None:
-        return None, positions
-
-    def node_position(item: Node) -> tuple[int, int]:
-        return _at(item.start_mark, shift)
-
-    value = _Builder(positions, loader, node_position).build(node, ())
-    return value, positions
+        return None, Positions()
+    value = _Builder(loader, shift).build(node, 0, None)
+    return value, Positions(text, shift)
 
 
 def _at(mark: Any, shift: int) -> tuple[int, int]:
@@ -164,15 +194,31 @@ def _check_events(loader: yaml.SafeLoader, shift: int) -> None:
 
 
 class _Builder:
-    """Constructs plain values from composed nodes, recording positions on the way."""
+    """Constructs plain values from composed nodes, refusing what cards may not hold.
 
-    def __init__(self, positions: Positions, loader: Any, mark: Any) -> None:
-        self.positions = positions
+    With ``values`` and ``keys`` maps, it also records where each value and key starts, under
+    its path; :func:`load_yaml` builds without them (``path`` is then ``None``), and
+    :class:`Positions` builds again with them when a position is first asked for.
+    """
+
+    def __init__(
+        self,
+        loader: Any,
+        shift: int,
+        values: dict[Path, tuple[int, int]] | None = None,
+        keys: dict[Path, tuple[int, int]] | None = None,
+    ) -> None:
         self.loader = loader
-        self.mark = mark
+        self.shift = shift
+        self.values = values
+        self.keys = keys
 
-    def build(self, node: Node, path: Path) -> Any:
-        self.positions.values[path] = self.mark(node)
+    def mark(self, node: Node) -> tuple[int, int]:
+        return _at(node.start_mark, self.shift)
+
+    def build(self, node: Node, depth: int, path: Path | None) -> Any:
+        if self.values is not None and path is not None:
+            self.values[path] = self.mark(node)
         if node.tag not in _CORE_TAGS:
             shown = node.tag.replace("tag:yaml.org,2002:", "!!")
             raise YamlProblem(
@@ -181,31 +227,31 @@ class _Builder:
             )
         if isinstance(node, ScalarNode):
             return self._scalar(node)
-        if len(path) >= MAX_DEPTH:  # this collection would be level MAX_DEPTH + 1
+        if depth >= MAX_DEPTH:  # this collection would be level MAX_DEPTH + 1
             raise YamlProblem(
                 f"front matter is nested deeper than {MAX_DEPTH} levels", *self.mark(node)
             )
         if isinstance(node, MappingNode):
-            return self._mapping(node, path)
+            return self._mapping(node, depth, path)
         if isinstance(node, SequenceNode):
             return [
-                self.build(item, (*path, index))
+                self.build(item, depth + 1, None if path is None else (*path, index))
                 for index, item in enumerate(node.value)
             ]
         raise YamlProblem("unsupported YAML node", *self.mark(node))
 
-    def _mapping(self, node: MappingNode, path: Path) -> dict[Any, Any]:
+    def _mapping(self, node: MappingNode, depth: int, path: Path | None) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
                 raise YamlProblem("a mapping key must be a plain value", *self.mark(key_node))
-            key = self.build(key_node, (*path, "<key>"))
+            key = self.build(key_node, depth + 1, None)
             if key in result:
                 raise YamlProblem(f"duplicate key {key!r}", *self.mark(key_node))
-            child = (*path, key)
-            self.positions.keys[child] = self.mark(key_node)
-            result[key] = self.build(value_node, child)
-        self.positions.values.pop((*path, "<key>"), None)
+            child = None if path is None else (*path, key)
+            if self.keys is not None and child is not None:
+                self.keys[child] = self.mark(key_node)
+            result[key] = self.build(value_node, depth + 1, child)
         return result
 
     def _scalar(self, node: ScalarNode) -> Any:
