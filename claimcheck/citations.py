@@ -34,7 +34,6 @@ Lines and columns are 1-based and count characters (a tab is one column).
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -61,6 +60,12 @@ _VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
 MAX_QUOTE_LENGTH = 300
 MAX_CITATION_LENGTH = 600
 """A candidate with no ``]`` within this many characters is unclosed (bounds the scan's work)."""
+_CLOSED_CANDIDATE = re.compile(
+    _CANDIDATE.pattern + rf"(?P<rest>[^\[\]\n]{{0,{MAX_CITATION_LENGTH}}}\])?"
+)
+"""A candidate and, when the same line closes it before any other ``[``, the rest of it."""
+
+
 class CitationSyntaxError(ValueError):
     """A citation that breaks the grammar; ``col`` is 1-based within the citation text."""
 
@@ -278,23 +283,23 @@ def scan_citations(
     ``line_offset`` is the number of file lines before the body (the front matter), so that the
     reported lines are file lines. ``tokens`` may pass block tokens that markdown-it-py already
     produced for this body, to spare a second parse.
+
+    One regular-expression pass finds each candidate with its closing bracket; lines are counted
+    between candidates, and only closed candidates reach the grammar's parser.
     """
-    candidates = [match.start() for match in _CANDIDATE.finditer(markdown)]
     citations: list[Citation] = []
     problems: list[CitationProblem] = []
-    if not candidates:
-        return citations, problems
-    line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
-    code = code_regions(markdown, line_starts, tokens)
-    for start in candidates:
-        line_index = bisect.bisect_right(line_starts, start) - 1
-        line = line_index + 1 + line_offset
-        col = start - line_starts[line_index] + 1
-        next_line = line_index + 1
-        line_end = line_starts[next_line] - 1 if next_line < len(line_starts) else len(markdown)
-        limit = min(line_end, start + MAX_CITATION_LENGTH)
-        close = markdown.find("]", start, limit)
-        if close == -1 or markdown.find("[", start + 1, close) != -1:
+    code: list[tuple[int, int]] | None = None
+    line, line_start, counted = line_offset + 1, 0, 0
+    for match in _CLOSED_CANDIDATE.finditer(markdown):
+        start = match.start()
+        newlines = markdown.count("\n", counted, start)
+        if newlines:
+            line += newlines
+            line_start = markdown.rfind("\n", counted, start) + 1
+        counted = start
+        col = start - line_start + 1
+        if match["rest"] is None or match.end() - start > MAX_CITATION_LENGTH:
             problems.append(
                 CitationProblem(
                     path,
@@ -305,12 +310,16 @@ def scan_citations(
                 )
             )
             continue
-        if _is_not_citation(markdown, start, close, line_starts[line_index]):
+        close = match.end() - 1
+        if _is_not_citation(markdown, start, close, line_start):
             continue
-        text = markdown[start : close + 1]
-        in_code = inside(code, start)
+        if code is None:
+            line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
+            code = code_regions(markdown, line_starts, tokens)
+        text = match[0]
         try:
-            citations.append(parse_citation(text, path=path, line=line, col=col, in_code=in_code))
+            citations.append(parse_citation(
+                text, path=path, line=line, col=col, in_code=inside(code, start)))
         except CitationSyntaxError as error:
             problems.append(
                 CitationProblem(path, line, col + error.col - 1, error.message, error.hint)

@@ -14,10 +14,25 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_CODE_HINT = re.compile(r"`|~~~|^(?: {4}|\t)", re.MULTILINE)
 # Block-level constructs whose code-ness only a real Markdown parse can settle: fences, indented
-# lines (code blocks, or list continuations), block quotes, HTML blocks and tables.
-BLOCK_HINT = re.compile(r"^(?: {0,3}(?:```|~~~|>|<)| {4}|\t|.*\|)", re.MULTILINE)
+# lines (code blocks, or list continuations), block quotes and HTML blocks (and tables, which
+# need a "|"). The pattern starts with a newline so that the regex engine can skip to candidate
+# lines; the text is searched with a newline in front, so its first line counts too.
+_BLOCK_LINE = re.compile(r"\n(?: {0,3}(?:```|~~~|>|<)| {4}|\t)")
+
+
+def may_hold_code(markdown: str) -> bool:
+    """Whether a body has a backtick, a ``~~~`` fence or an indented line (plain substring
+    tests: a body without any of them holds no code at all)."""
+    if "`" in markdown or "~~~" in markdown:
+        return True
+    lines = "\n" + markdown
+    return "\n    " in lines or "\n\t" in lines
+
+
+def has_block_hint(markdown: str) -> bool:
+    """Whether a body has a line that may open block-level code, a quote, HTML or a table."""
+    return "|" in markdown or _BLOCK_LINE.search("\n" + markdown) is not None
 _HEADING_OR_ITEM = re.compile(r"^ {0,3}(?:#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s)")
 
 
@@ -34,9 +49,9 @@ def code_regions(
 ) -> list[tuple[int, int]]:
     """Sorted, disjoint ``(start, end)`` character ranges of code blocks and code spans."""
     if tokens is None:
-        if _CODE_HINT.search(markdown) is None:
+        if not may_hold_code(markdown):
             return []
-        if BLOCK_HINT.search(markdown) is None:
+        if not has_block_hint(markdown):
             return inline_code_regions(markdown, line_starts)
         tokens = block_parser().parse(markdown)
 
@@ -62,24 +77,39 @@ def inline_code_regions(markdown: str, line_starts: list[int]) -> list[tuple[int
     """Code spans of a body without block-level code: the fast path that skips markdown-it.
 
     Inline content is split where CommonMark would split it (blank lines, headings and list
-    items each start a new inline block), then scanned like any inline token.
+    items each start a new inline block), then scanned like any inline token. Only the blocks
+    that hold a backtick are delimited and scanned, so a long body with one code span costs a
+    few lines of work, not one step per line.
     """
     regions: list[tuple[int, int]] = []
-    block_start: int | None = None
-    for index, start in enumerate(line_starts):
-        end = line_starts[index + 1] if index + 1 < len(line_starts) else len(markdown)
-        line = markdown[start:end]
-        blank = not line.strip()
-        if block_start is not None and (blank or _HEADING_OR_ITEM.match(line)):
-            regions.extend(_code_spans(markdown, block_start, start))
-            block_start = None
-        if not blank and block_start is None:
-            block_start = start
-        if block_start is not None and line.lstrip().startswith("#"):
-            regions.extend(_code_spans(markdown, block_start, end))
-            block_start = None
-    if block_start is not None:
-        regions.extend(_code_spans(markdown, block_start, len(markdown)))
+    count = len(line_starts)
+
+    def line(index: int) -> str:
+        end = line_starts[index + 1] if index + 1 < count else len(markdown)
+        return markdown[line_starts[index] : end]
+
+    def starts_block(index: int) -> bool:  # for a non-blank line
+        if index == 0 or _HEADING_OR_ITEM.match(line(index)):
+            return True
+        before = line(index - 1)
+        return not before.strip() or before.lstrip().startswith("#")
+
+    def ends_block(index: int) -> bool:  # for a non-blank line
+        if index + 1 == count or line(index).lstrip().startswith("#"):
+            return True
+        after = line(index + 1)
+        return not after.strip() or _HEADING_OR_ITEM.match(after) is not None
+
+    tick = markdown.find("`")
+    while tick != -1:
+        first = last = bisect.bisect_right(line_starts, tick) - 1
+        while not starts_block(first):
+            first -= 1
+        while not ends_block(last):
+            last += 1
+        block_end = line_starts[last + 1] if last + 1 < count else len(markdown)
+        regions.extend(_code_spans(markdown, line_starts[first], block_end))
+        tick = markdown.find("`", block_end)
     return regions
 
 
