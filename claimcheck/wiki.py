@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -174,8 +174,7 @@ def load_cards(
 ) -> Wiki:
     """Load the given files; with ``require_front_matter`` off, plain pages are kept as pages."""
     wiki = Wiki(config)
-    for file in files:
-        shown = config.relative(file)
+    for file, shown in _shown_as(config, files):
         try:
             text = read_text(file, shown)  # each file is opened once, its front matter parsed once
             if not require_front_matter and text and not text.lstrip("\ufeff").startswith("---"):
@@ -185,3 +184,19 @@ def load_cards(
         except CardError as error:
             wiki.load_errors.append(error)
     return wiki
+
+
+def _shown_as(config: ProjectConfig, files: Iterable[Path]) -> Iterator[tuple[Path, str]]:
+    """Each file with the name messages give it, ``config.relative(file)``, resolving each
+    folder once: a file that is no symbolic link resolves to its resolved folder and its name."""
+    root = str(config.root) + os.sep
+    folders: dict[Path, str] = {}
+    for file in files:
+        folder = folders.get(file.parent)
+        if folder is None:
+            folder = folders[file.parent] = os.path.realpath(file.parent)
+        real = os.path.join(folder, file.name)
+        if file.name in ("", ".", "..") or not real.startswith(root) or os.path.islink(file):
+            yield file, config.relative(file)
+        else:
+            yield file, real[len(root):]
