@@ -97,15 +97,15 @@ def _duplicates(wiki: Wiki) -> Iterator[Finding]:
     seen_papers: dict[str, str] = {}
     for loaded in wiki.cards:
         card = loaded.card
-        line, col = loaded.position("slug")
-        if card.slug in seen_slugs:
+        if card.slug in seen_slugs:  # positions are located only for a finding (yamlsource)
+            line, col = loaded.position("slug")
             yield _error(loaded, line, col, f"duplicate slug '{card.slug}' (also in "
                          f"{seen_slugs[card.slug]})", "duplicate-slug")
         seen_slugs.setdefault(card.slug, loaded.display_path)
         if isinstance(card, PaperCard):
             paper = card.paper_id
-            line, col = loaded.position(paper.scheme if paper.scheme != "url" else "url")
             if card.paper_key in seen_papers:
+                line, col = loaded.position(paper.scheme if paper.scheme != "url" else "url")
                 yield _error(loaded, line, col, f"a second paper card for {paper.label} "
                              f"(first: {seen_papers[card.paper_key]})", "duplicate-paper")
             seen_papers.setdefault(card.paper_key, loaded.display_path)
@@ -229,6 +229,8 @@ def _has_non_finite(value: object) -> bool:
 def _papers_field(loaded: LoadedCard, card: ConceptCard) -> Iterator[Finding]:
     cited = {c.paper_key for c in loaded.citations}
     listed = {parse_paper_key(item).key for item in card.papers}
+    if cited == listed:
+        return
     line, col = loaded.position("papers") if "papers" in card.model_fields_set else (1, 1)
     for key in sorted(cited - listed):
         yield Finding(Level.WARNING, loaded.display_path, line, col,
