@@ -1,9 +1,7 @@
-"""Inverted dot-product attention routing (Tsai et al.; arxiv:2002.04764) and its CIFAR networks.
+"""The CIFAR capsule networks of inverted dot-product attention routing (arxiv:2002.04764).
 
-Einsum letters: b batch, i child capsule, j parent capsule, e parent pose entries; for matrix
-poses a pose of dimension d is an s×s matrix (s = √d) with row ``a`` and column ``x``; conv
-layers add n (child type), m (parent type), k/l (kernel row/column), h/w (output row/column).
-Votes are parent-major, ``votes[b, j, i, e]`` = v_ij.
+The routing and its FC layer live in ``models.inverted_layers``, the conv capsule layer in
+``models.inverted_conv``; their public names are re-exported here, where the checks import them.
 
 Official code: apple/ml-capsules-inverted-attention-routing (``src/layers.py``,
 ``src/capsule_model.py``). Differences from Procedure 1 that the code makes are named options:
@@ -13,241 +11,31 @@ Official code: apple/ml-capsules-inverted-attention-routing (``src/layers.py``,
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import torch
 from torch import Tensor, nn
 
-from models.capsules import ClassifierOutput, RoutingResult
+from models.capsules import ClassifierOutput
+from models.inverted_conv import ConvInvertedDotProductRouting, InputExpansion, expand_windows
+from models.inverted_layers import (
+    InvertedDotProductRouting,
+    inverted_dot_product_routing,
+    route_child_major,
+)
 from models.registry import register_model
 from models.resnet import conv_bn_relu_stem, resnet_stage
 
-InputExpansion = Literal["unfold", "apple_53899ae"]
-
-
-def inverted_dot_product_routing(
-    votes: Tensor,
-    parent_poses: Tensor | None,
-    normalize: nn.Module,
-    scale: float = 1.0,
-    dropout: nn.Module | None = None,
-) -> RoutingResult:
-    """One pass of arxiv:2002.04764 Procedure 1 on votes (B, j, i, e).
-
-    Agreement a_ij = p_jᵀ v_ij (eq. 2, times ``scale``); r_ij = softmax over the parents j of
-    each child i (eq. 3); p_j = Σ_i r_ij v_ij (a sum, not a mean); p_j = LayerNorm(p_j)
-    (``normalize``; ``dropout`` before it as in the code). ``parent_poses=None`` is the first
-    pass: parent poses start at 0, so every r_ij = 1/n_parents. Returns the new poses (B, j, e)
-    and r (B, i, j).
-    """
-    batch, parents, children, _ = votes.shape
-    if parent_poses is None:
-        coupling = votes.new_full((batch, parents, children), 1.0 / parents)
-    else:
-        agreement = torch.einsum("bjie,bje->bji", votes, parent_poses) * scale
-        coupling = torch.softmax(agreement, dim=1)  # over parents j
-    poses = torch.einsum("bji,bjie->bje", coupling, votes)
-    if dropout is not None:
-        poses = dropout(poses)
-    return RoutingResult(normalize(poses), coupling.transpose(1, 2))
-
-
-def _pose_side(dim: int) -> int:
-    side = math.isqrt(dim)
-    if side * side != dim:
-        raise ValueError(f"a matrix pose needs a square dimension, got {dim}")
-    return side
-
-
-class _InvertedCapsuleLayer(nn.Module):
-    """State shared by the FC and conv forms: LayerNorm, dropout, agreement scale, coupling."""
-
-    def __init__(
-        self, d_in: int, d_out: int, matrix_pose: bool, scale_agreement: bool, dropout: float
-    ) -> None:
-        super().__init__()
-        if matrix_pose and d_in != d_out:
-            raise ValueError(f"matrix poses need d_in == d_out, got {d_in} and {d_out}")
-        self.d_in, self.d_out, self.matrix_pose = d_in, d_out, matrix_pose
-        self.side = _pose_side(d_in) if matrix_pose else 0
-        self.scale = 1.0 / math.sqrt(d_out) if scale_agreement else 1.0
-        self.norm = nn.LayerNorm(d_out)
-        self.drop = nn.Dropout(dropout)
-        self.last_coupling: Tensor | None = None
-
-    def _fan(self) -> int:
-        return self.side if self.matrix_pose else self.d_in
-
-    def _route(self, votes: Tensor, parent_poses: Tensor | None) -> RoutingResult:
-        return inverted_dot_product_routing(votes, parent_poses, self.norm, self.scale, self.drop)
-
-    def _uniform(self, vote_sum: Tensor, children: int) -> RoutingResult:
-        """First pass from Σ_i v_ij (B, j, e), computed without forming the votes: every
-        r_ij = 1/n_parents, so p_j = LayerNorm(Σ_i v_ij / n_parents), as in Procedure 1."""
-        batch, parents, _ = vote_sum.shape
-        poses = self.norm(self.drop(vote_sum / parents))
-        coupling = vote_sum.new_full((1, 1, 1), 1.0 / parents).expand(batch, children, parents)
-        return RoutingResult(poses, coupling)
-
-
-class InvertedDotProductRouting(_InvertedCapsuleLayer):
-    """Fully connected capsule layer with inverted dot-product attention routing.
-
-    ``weight``: (n_out, n_in, s, s) for matrix poses (vote = P_i W_ij, the code's orientation of
-    eq. 1), (n_out, n_in, d_in, d_out) for vector poses; initialised N(0, 1)·√(n_out/(f·n_in))
-    with f = s or d_in, as in the code. Children are (B, n_in, d_in) or a conv capsule map
-    (B, types, H, W, d_in), flattened in (type, row, column) order. ``forward(children,
-    parents=None)`` returns the parent poses (B, n_out, d_out) and keeps the coupling, detached, in
-    ``last_coupling`` (B, n_in, n_out); ``route`` returns both.
-    """
-
-    def __init__(
-        self,
-        n_in: int,
-        d_in: int,
-        n_out: int,
-        d_out: int,
-        matrix_pose: bool = True,
-        scale_agreement: bool = True,
-        dropout: float = 0.0,
-    ) -> None:
-        super().__init__(d_in, d_out, matrix_pose, scale_agreement, dropout)
-        self.n_in, self.n_out = n_in, n_out
-        shape = (n_out, n_in, self.side, self.side) if matrix_pose else (n_out, n_in, d_in, d_out)
-        std = math.sqrt(n_out / (self._fan() * n_in))
-        self.weight = nn.Parameter(torch.randn(shape) * std)
-
-    def extra_repr(self) -> str:
-        return (
-            f"n_in={self.n_in}, d_in={self.d_in}, n_out={self.n_out}, d_out={self.d_out}, "
-            f"matrix_pose={self.matrix_pose}, scale={self.scale:.4g}"
-        )
-
-    def votes(self, children: Tensor) -> Tensor:
-        """v_ij (eq. 1): (B, n_in, d_in) -> (B, n_out, n_in, d_out)."""
-        if children.dim() == 5:  # (B, n, H, W, d) -> (B, n·H·W, d)
-            children = children.flatten(1, 3)
-        if not self.matrix_pose:
-            return torch.einsum("bid,jide->bjie", children, self.weight)
-        poses = children.unflatten(-1, (self.side, self.side))  # (B, i, a, x)
-        votes = torch.einsum("biax,jixe->bjiae", poses, self.weight)
-        return votes.flatten(-2)
-
-    def route(self, children: Tensor, parents: Tensor | None = None) -> RoutingResult:
-        if parents is not None:
-            return self._route(self.votes(children), parents)
-        if children.dim() == 5:
-            children = children.flatten(1, 3)
-        if self.matrix_pose:
-            poses = children.unflatten(-1, (self.side, self.side))  # (B, i, a, x)
-            vote_sum = torch.einsum("biax,jixe->bjae", poses, self.weight).flatten(-2)
-        else:
-            vote_sum = torch.einsum("bid,jide->bje", children, self.weight)
-        return self._uniform(vote_sum, children.shape[1])
-
-    def forward(self, children: Tensor, parents: Tensor | None = None) -> Tensor:
-        result = self.route(children, parents)
-        self.last_coupling = result.coupling.detach()
-        return result.poses
-
-
-def expand_windows(poses: Tensor, kernel: int, stride: int, mode: InputExpansion) -> Tensor:
-    """k×k windows of a capsule map: (B, n, H, W, d) -> (B, n, k, k, h, w, d).
-
-    ``"unfold"`` gives the true sliding windows. ``"apple_53899ae"`` reproduces the official
-    code's first commit: it stacked the windows of all output positions on a new last axis,
-    giving (…, d, h·w) in memory, then viewed that memory as (…, h, w, d), which mixes pose
-    entries and positions (the values are a permutation of the true windows). The follow-up
-    repository yaohungt/Capsules-Inverted-Attention-Routing replaced it with unfold.
-    """
-    if mode not in ("unfold", "apple_53899ae"):
-        raise ValueError(f"input_expansion must be 'unfold' or 'apple_53899ae', got {mode!r}")
-    windows = poses.unfold(2, kernel, stride).unfold(3, kernel, stride)  # (B, n, h, w, d, k, l)
-    windows = windows.permute(0, 1, 5, 6, 2, 3, 4)  # (B, n, k, l, h, w, d)
-    if mode == "unfold":
-        return windows
-    scrambled = windows.permute(0, 1, 2, 3, 6, 4, 5).contiguous()  # (B, n, k, l, d, h, w)
-    return scrambled.view(windows.shape)
-
-
-class ConvInvertedDotProductRouting(_InvertedCapsuleLayer):
-    """Convolutional capsule layer with inverted dot-product attention routing (2002.04764 §2).
-
-    Each output position (h, w) routes the n_in·k·k child capsules of its window to its n_out
-    parent types; the softmax runs over the parent types at that position, so a child in several
-    windows is normalised separately in each (as in the code). ``weight``: (n_out, n_in, k, k, s, s)
-    for matrix poses, (n_out, n_in, k, k, d_in, d_out) for vector poses. Capsule maps are
-    (B, types, H, W, d). ``last_coupling``/``route(...).coupling``: (B, h, w, n_in·k·k, n_out),
-    children ordered (type, kernel row, kernel column). ``input_expansion="apple_53899ae"``
-    reproduces the official repository's position-mixing bug (``expand_windows``).
-    """
-
-    def __init__(
-        self,
-        n_in: int,
-        d_in: int,
-        n_out: int,
-        d_out: int,
-        kernel: int,
-        stride: int,
-        matrix_pose: bool = True,
-        scale_agreement: bool = True,
-        dropout: float = 0.0,
-        input_expansion: InputExpansion = "unfold",
-    ) -> None:
-        super().__init__(d_in, d_out, matrix_pose, scale_agreement, dropout)
-        self.n_in, self.n_out, self.kernel, self.stride = n_in, n_out, kernel, stride
-        self.input_expansion = input_expansion
-        pose_shape = (self.side, self.side) if matrix_pose else (d_in, d_out)
-        std = math.sqrt(n_out / (self._fan() * n_in * kernel * kernel))
-        self.weight = nn.Parameter(torch.randn(n_out, n_in, kernel, kernel, *pose_shape) * std)
-
-    def extra_repr(self) -> str:
-        return (
-            f"n_in={self.n_in}, d_in={self.d_in}, n_out={self.n_out}, d_out={self.d_out}, "
-            f"kernel={self.kernel}, stride={self.stride}, matrix_pose={self.matrix_pose}, "
-            f"scale={self.scale:.4g}, input_expansion={self.input_expansion!r}"
-        )
-
-    def votes(self, children: Tensor) -> Tensor:
-        """(B, n_in, H, W, d_in) -> votes (B·h·w, n_out, n_in·k·k, d_out), children (n, k, l)."""
-        windows = expand_windows(children, self.kernel, self.stride, self.input_expansion)
-        if self.matrix_pose:
-            poses = windows.unflatten(-1, (self.side, self.side))  # (B, n, k, l, h, w, a, x)
-            votes = torch.einsum("bnklhwax,mnklxe->bhwmnklae", poses, self.weight).flatten(-2)
-        else:
-            votes = torch.einsum("bnklhwd,mnklde->bhwmnkle", windows, self.weight)
-        return votes.flatten(4, 6).flatten(0, 2)
-
-    def _vote_sum(self, children: Tensor) -> Tensor:
-        """Σ_i v_ij over each window: (B, n_in, H, W, d_in) -> (B·h·w, n_out, d_out)."""
-        windows = expand_windows(children, self.kernel, self.stride, self.input_expansion)
-        if self.matrix_pose:
-            poses = windows.unflatten(-1, (self.side, self.side))
-            total = torch.einsum("bnklhwax,mnklxe->bhwmae", poses, self.weight).flatten(-2)
-        else:
-            total = torch.einsum("bnklhwd,mnklde->bhwme", windows, self.weight)
-        return total.flatten(0, 2)
-
-    def route(self, children: Tensor, parents: Tensor | None = None) -> RoutingResult:
-        batch, _, height, width, _ = children.shape
-        rows = (height - self.kernel) // self.stride + 1
-        cols = (width - self.kernel) // self.stride + 1
-        if parents is not None:  # (B, m, h, w, e) -> (B·h·w, m, e)
-            flat_parents = parents.permute(0, 2, 3, 1, 4).flatten(0, 2)
-            poses, coupling = self._route(self.votes(children), flat_parents)
-        else:
-            window = self.n_in * self.kernel * self.kernel
-            poses, coupling = self._uniform(self._vote_sum(children), window)
-        poses = poses.view(batch, rows, cols, self.n_out, self.d_out).permute(0, 3, 1, 2, 4)
-        return RoutingResult(poses, coupling.view(batch, rows, cols, *coupling.shape[1:]))
-
-    def forward(self, children: Tensor, parents: Tensor | None = None) -> Tensor:
-        result = self.route(children, parents)
-        self.last_coupling = result.coupling.detach()
-        return result.poses
+__all__ = [
+    "ConvInvertedDotProductRouting",
+    "InputExpansion",
+    "InvertedCapsNet",
+    "InvertedCapsNetConfig",
+    "InvertedDotProductRouting",
+    "expand_windows",
+    "inverted_dot_product_routing",
+    "route_child_major",
+]
 
 
 @dataclass(frozen=True)
