@@ -1,10 +1,11 @@
 """Inside a worker: each check runs in a fresh process, as if it were the only one.
 
-A worker (one per ``--jobs`` slot, or one Ray task) keeps torch imported and forks a child for
-each task (:func:`run_isolated`). The child:
+A worker (one per ``--jobs`` slot, or one Ray task) keeps torch imported and runs every task in
+a child process forked from its own pristine state (:class:`Isolation`); the child's side is
+:mod:`claimcheck.child`. Each child:
 
 * leads its own process group and dies with the worker; the worker is the subreaper of what
-  the check starts, and kills every leftover descendant when the task ends
+  the check starts, and kills every leftover descendant before the next task starts
   (:mod:`claimcheck.processes`);
 * starts from the worker's pristine state: working directory (the project root), ``sys.path``,
   ``os.environ``, torch's default dtype, grad mode and threads, the RNGs (seeded with the run's
@@ -12,210 +13,152 @@ each task (:func:`run_isolated`). The child:
   never depends on ``--jobs``, ``--only``, the cache or the claim that ran before it;
 * has ``stdin`` from ``/dev/null`` and ``stdout``/``stderr`` in a file: what the check printed
   never reaches verify's own output (``--format json`` stays parseable) and is kept, bounded
-  (:data:`OUTPUT_KEEP_CHARS`), with the outcome;
-* lowers its address-space limit (:mod:`claimcheck.limits`), resolves ``--device auto``, runs
-  the check (:func:`run_task`) and normalises the evidence
-  (:func:`~claimcheck.checks.api.normalise_evidence`) before anything is sent to the parent.
+  (:data:`OUTPUT_KEEP_CHARS`), with the outcome.
 
-The worker enforces the task's timeout from the fork on, kills the child's group when it passes,
-and reports ``timed out after N s``; a child that dies reports ``worker died (signal ...)``.
-Messages to the parent are ``("start", key, pid)``, ``("progress", key, message, fraction)`` and
-``("done", Outcome)``.
+Off the critical path. A local worker (:func:`serve`) keeps one *spare* child forked and
+waiting on a pipe, its configuration loaded, so a task starts without a fork. When a child
+sends its outcome the worker kills its process group at once and sends the outcome on; only
+then, while the driver judges and stores the result, does it reap the child, kill and reap
+every descendant the check left (:meth:`Isolation.settle`) and fork the next spare
+(:meth:`Isolation.prepare`). The next task is read only after that, so nothing of one task
+lives while the next runs. A Ray task (:func:`run_isolated`) forks on demand and settles
+before it returns.
+
+The worker enforces the task's timeout from the moment it hands the task to the child, kills
+the child's group when it passes, and reports ``timed out after N s``; a child that dies reports
+``worker died (signal ...)``. Messages to the parent are ``("start", key, pid)``,
+``("progress", key, message, fraction)`` and ``("done", Outcome)``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 import signal
-import sys
 import tempfile
 import time
-import traceback
-from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from pathlib import Path
+from typing import IO
 
 from claimcheck import processes
-from claimcheck.checks.api import (
-    CheckContext,
-    DataUnavailable,
-    EvidenceError,
-    normalise_evidence,
-)
-from claimcheck.errors import ClaimcheckError
+from claimcheck.child import Send, child_main, flush_stdio, warm_up
 from claimcheck.executor import Outcome, Task, describe_exit
-from claimcheck.limits import (
-    MemoryLimitError,
-    apply_memory_limit,
-    ceiling_above_current,
-    memory_limit_bytes,
-    memory_limit_for_device,
-)
 
-Send = Callable[[tuple[Any, ...]], None]
+__all__ = ["OUTPUT_KEEP_CHARS", "Isolation", "run_isolated", "serve", "warm_up"]
+
 OUTPUT_KEEP_CHARS = 4_000
 """How much of what a check printed is kept: the first and last half of this, at most."""
-PROGRESS_INTERVAL_S = 0.05
 
 
-def resolve_device(requested: str) -> tuple[str, str]:
-    """(device, why it is unusable or ""); ``auto`` is cuda when torch sees one, else cpu.
+@dataclass
+class _Child:
+    """A forked check process, before and while it runs its one task."""
 
-    Called inside the task's own process, so that the driver never imports torch.
-    """
-    if requested == "cpu":
-        return "cpu", ""
-    try:
-        import torch
-    except ImportError:
-        return ("cpu", "") if requested == "auto" else (requested, "torch is not installed")
-    available = bool(torch.cuda.is_available())
-    if requested == "auto":
-        return ("cuda" if available else "cpu"), ""
-    return requested, "" if available else "device unavailable: torch sees no CUDA device"
+    pid: int
+    tasks: Connection  # worker -> child: the task
+    channel: Connection  # child -> worker: start, progress, done
+    capture: IO[bytes]  # what the check prints
+    keep: frozenset[int]  # the worker's children that are not this task's to kill
 
-
-def run_task(task: Task, send: Send) -> Outcome:
-    """Run one task in this process; exceptions become an :class:`Outcome`, never escape."""
-    from claimcheck.checks.resolve import resolve_check
-    from claimcheck.config import load_config
-
-    start = time.perf_counter()
-    last_sent = 0.0
-    device = task.device
-
-    def progress(message: str, fraction: float | None = None) -> None:
-        nonlocal last_sent
-        now = time.perf_counter()
-        if now - last_sent >= PROGRESS_INTERVAL_S or fraction == 1.0:
-            last_sent = now
-            send(("progress", task.key, str(message)[:500], _fraction(fraction)))
-
-    def outcome(evidence: Any = None, reason: str = "", error: str | None = None) -> Outcome:
-        return Outcome(task.key, evidence, reason, error=error, errored=error is not None,
-                       duration_s=time.perf_counter() - start, device=device)
-
-    try:
-        device, unusable = resolve_device(task.device)
-        if unusable:
-            return outcome(reason=unusable)
-        _limit_memory(task, device)
-        _seed(task.seed, device)
-        config = load_config(task.root)
-        check = resolve_check(task.check, config)
-        task.scratch.mkdir(parents=True, exist_ok=True)
-        context = CheckContext(
-            args=task.args, device=device, budget=task.budget, seed=task.seed,
-            scratch=task.scratch, root=config.root, config=config, progress=progress,
-        )
-        return outcome(normalise_evidence(check.function(context)))
-    except DataUnavailable as exc:
-        return outcome(reason=_one_line(str(exc)) or "data unavailable")
-    except MemoryLimitError as exc:
-        return outcome(reason=f"bad memory limit: {exc}", error=str(exc))
-    except EvidenceError as exc:
-        return outcome(reason=f"check returned unusable evidence: {_one_line(str(exc))}",
-                       error=traceback.format_exc())
-    except BaseException as exc:  # a check's failure (even SystemExit) is a verdict, not a crash
-        text = exc.message if isinstance(exc, ClaimcheckError) else _safe_str(exc)
-        message = _one_line(text) or "(no message)"
-        return outcome(reason=f"check raised {type(exc).__name__}: {message}",
-                       error=traceback.format_exc())
+    def close(self) -> None:
+        """Close the pipes (a spare that never got a task then exits on its own)."""
+        self.tasks.close()
+        self.channel.close()
 
 
-def _fraction(value: Any) -> float | None:
-    try:
-        return None if value is None else min(1.0, max(0.0, float(value)))
-    except (TypeError, ValueError):
-        return None
+class Isolation:
+    """Runs tasks one at a time, each in a fresh child forked from this process."""
+
+    def __init__(self) -> None:
+        self._spare: _Child | None = None
+        self._done: _Child | None = None  # ran, its group killed, not yet reaped
+
+    def prepare(self, root: Path | None) -> None:
+        """Fork the spare child for the next task, preloading ``root``'s configuration."""
+        if self._spare is None:
+            self._spare = _fork(root)
+
+    def run(self, task: Task, send: Send) -> Outcome:
+        """Run ``task`` in the spare (or a child forked now); relay its messages to ``send``;
+        return its outcome. Never raises for anything the check does. Call :meth:`settle`
+        before the next task, or let :meth:`run` do it."""
+        self.settle()
+        child = self._spare or _fork(task.root)
+        self._spare = None
+        started = time.perf_counter()
+        with contextlib.suppress(OSError):  # a spare that died: reported as its death below
+            child.tasks.send(task)
+        send(("start", task.key, child.pid))
+        try:
+            result = _relay(child.channel, task, send, started)
+        finally:
+            child.close()
+            processes.kill_group(child.pid)
+        if result is not None:
+            self._done = child
+            return _with_output(result, _read_output(child.capture))
+        status = self._reap(child)
+        reason = _death_reason(status, task, started)
+        return Outcome(task.key, None, reason, error=reason, errored=True,
+                       duration_s=time.perf_counter() - started,
+                       output=_read_output(child.capture),
+                       device=None if task.device == "auto" else task.device)
+
+    def settle(self) -> None:
+        """Reap the last task's child and kill and reap every descendant it left."""
+        if self._done is not None:
+            self._reap(self._done)
+            self._done = None
+
+    def close(self) -> None:
+        """Settle, and end the spare."""
+        self.settle()
+        if self._spare is not None:
+            spare, self._spare = self._spare, None
+            spare.close()
+            processes.kill_group(spare.pid)
+            self._reap(spare)
+
+    @staticmethod
+    def _reap(child: _Child) -> int:
+        _, status = _wait(child.pid)
+        processes.kill_descendants(exclude=child.keep)
+        return status
 
 
-def _safe_str(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except Exception:  # an exception whose __str__ raises still names its type
-        return ""
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:2000]
-
-
-def _seed(seed: int, device: str) -> None:
-    """Seed Python's, numpy's and torch's RNGs with the run's seed.
-
-    A worker has imported numpy and torch already (:func:`warm_up`), so that no check's process
-    pays for importing them. On the CPU only torch's CPU generator is seeded: ``torch.manual_seed``
-    would also queue a lazy CUDA seeding that records a stack trace, milliseconds per check.
-    """
-    import random
-
-    random.seed(seed)
-    torch = warm_up()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        numpy.random.seed(seed % 2**32)
-    if torch is None:
-        return
-    if device == "cpu":
-        torch.random.default_generator.manual_seed(seed)
-    else:
-        torch.manual_seed(seed)
-
-
-def warm_up() -> Any:
-    """Import torch and numpy in the worker, once, so that no check's process pays for them;
-    torch's module, or ``None`` where it is not installed. ``numpy.random`` is a submodule that
-    numpy imports lazily: left to the first seeding, it cost each check's process ~14 ms."""
-    for name in ("numpy", "numpy.random", "torch"):
-        with contextlib.suppress(ImportError):
-            __import__(name)
-    return sys.modules.get("torch")
-
-
-def _limit_memory(task: Task, device: str) -> None:
-    """Cap what ``task`` may add to this process's address space (see :mod:`claimcheck.limits`:
-    the limit is headroom above what is mapped now, torch's libraries included)."""
-    memory_gb = (task.resources or {}).get("memory_gb")
-    headroom = memory_limit_for_device(device, memory_limit_bytes(memory_gb))
-    apply_memory_limit(ceiling_above_current(headroom))
-
-
-def run_isolated(task: Task, send: Send) -> Outcome:
-    """Run ``task`` in a forked child (see the module docstring); relay its messages to
-    ``send``; return its outcome. Never raises for anything the check does."""
-    _flush_stdio()
-    before = frozenset(processes.children())
+def _fork(root: Path | None) -> _Child:
+    """Fork a child that waits for its task (:func:`claimcheck.child.child_main`)."""
+    flush_stdio()
+    keep = frozenset(processes.children())
+    task_reader, task_writer = os.pipe()
     reader, writer = os.pipe()
-    capture = tempfile.TemporaryFile(prefix="claimcheck-output-")  # noqa: SIM115 - closed below
+    capture = tempfile.TemporaryFile(prefix="claimcheck-output-")  # noqa: SIM115 - closed later
     parent = os.getpid()
     gc.freeze()  # the child's collector skips the worker's objects: fewer copy-on-write pages
     pid = os.fork()
     if pid == 0:  # the child: never returns
+        os.close(task_writer)
         os.close(reader)
-        _child_main(task, parent, Connection(writer), capture.fileno())
+        child_main(Connection(task_reader), parent, Connection(writer), capture.fileno(), root)
+    os.close(task_reader)
     os.close(writer)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)
-    started = time.perf_counter()
-    send(("start", task.key, pid))
-    channel = Connection(reader)
+    return _Child(pid, Connection(task_writer), Connection(reader), capture, keep)
+
+
+def run_isolated(task: Task, send: Send) -> Outcome:
+    """Run ``task`` in a child forked for it now, and reap everything it left before returning
+    (what a Ray task does; see the module docstring)."""
+    isolation = Isolation()
     try:
-        result = _relay(channel, task, send, started)
+        return isolation.run(task, send)
     finally:
-        channel.close()
-        processes.kill_group(pid)
-        _, status = _wait(pid)
-        processes.kill_descendants(exclude=before)
-    output = _read_output(capture)
-    if result is None:
-        reason = _death_reason(status, task, started)
-        return Outcome(task.key, None, reason, error=reason, errored=True,
-                       duration_s=time.perf_counter() - started, output=output,
-                       device=None if task.device == "auto" else task.device)
-    return _with_output(result, output)
+        isolation.close()
 
 
 def _relay(channel: Connection, task: Task, send: Send, started: float) -> Outcome | None:
@@ -251,53 +194,14 @@ def _death_reason(status: int, task: Task, started: float) -> str:
     return f"worker died ({describe_exit(code)})"
 
 
-def _child_main(task: Task, parent: int, channel: Connection, output_fd: int) -> None:
-    """The child's whole life: isolate, run, send the outcome, exit without cleanup."""
-    code = 0
-    try:
-        processes.become_group_leader()
-        processes.die_with_parent(parent)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _redirect_stdio(output_fd)
-        os.chdir(task.root)
-        outcome = run_task(task, channel.send)
-        _flush_stdio()  # before "done": the parent reads the output once it has the outcome
-        try:
-            channel.send(("done", outcome))
-        except Exception as exc:
-            reason = f"check's outcome could not be sent: {type(exc).__name__}: {exc}"
-            channel.send(("done", Outcome(task.key, None, reason, error=reason, errored=True,
-                                          duration_s=outcome.duration_s)))
-    except BaseException:
-        code = 70
-    finally:
-        _flush_stdio()
-        os._exit(code)
-
-
-def _flush_stdio() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-
-
-def _redirect_stdio(output_fd: int) -> None:
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(output_fd, 1)
-    os.dup2(output_fd, 2)
-
-
-def _read_output(capture: Any) -> str:
+def _read_output(capture: IO[bytes]) -> str:
     """What the check printed: all of it, or its first and last :data:`OUTPUT_KEEP_CHARS` / 2."""
     try:
         size = os.fstat(capture.fileno()).st_size
         half = OUTPUT_KEEP_CHARS // 2
         capture.seek(0)
         if size <= OUTPUT_KEEP_CHARS:
-            return str(capture.read().decode("utf-8", "replace"))
+            return capture.read().decode("utf-8", "replace")
         head = capture.read(half).decode("utf-8", "replace")
         capture.seek(size - half)
         tail = capture.read(half).decode("utf-8", "replace")
@@ -309,13 +213,11 @@ def _read_output(capture: Any) -> str:
 
 
 def _with_output(outcome: Outcome, output: str) -> Outcome:
-    import dataclasses
-
     return dataclasses.replace(outcome, output=output) if output else outcome
 
 
 def serve(connection: Connection, threads: int) -> None:
-    """A local worker: receive tasks, run each with :func:`run_isolated`, send the messages.
+    """A local worker: receive tasks, run each in a fresh child, send the messages.
 
     Runs until it receives ``None`` or SIGTERM; either way no child or grandchild survives it.
     """
@@ -328,15 +230,19 @@ def serve(connection: Connection, threads: int) -> None:
     torch = warm_up()
     if torch is not None:
         torch.set_num_threads(threads)
+    isolation = Isolation()
     try:
         while True:
             task = connection.recv()
             if task is None:
                 return
-            connection.send(("done", run_isolated(task, connection.send)))
+            connection.send(("done", isolation.run(task, connection.send)))
+            isolation.settle()
+            isolation.prepare(task.root)
     except (EOFError, OSError, SystemExit):
         return
     finally:
+        isolation.close()
         processes.kill_descendants()
 
 
