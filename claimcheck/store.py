@@ -11,11 +11,15 @@ Layout (see ``README.md`` written into the folder)::
       .write.lock                 held for each single write
       cache/                      parsed source facts for fingerprints (disposable, ignored)
 
-A write goes to a temp file in the same folder, is fsynced, then renamed over the old file, so a
-reader (or a ``kill -9``) only ever sees the old entry or the new one; the folder itself is
-fsynced once per run (:meth:`ResultStore.sync`). A new result's artifacts go to a new generation
-folder first, and the old generation is deleted only once the new JSON is in place, so a failed
-write leaves the kept result and its artifacts untouched.
+A write goes to a temp file in the same folder, then is renamed over the old file, so a reader
+(or a ``kill -9`` of the writer) only ever sees the old entry or the new one. Durability against
+a power loss is paid once per run, not once per result: inside :meth:`ResultStore.run_lock`
+each rename is recorded and, when the run ends (Ctrl-C included), every file written is
+fsynced, then the folders (:meth:`ResultStore.sync`); a write outside a run fsyncs its temp file
+before the rename. A power loss in the middle of a run can therefore lose, or leave unreadable
+(read as missing, with a warning, and re-run), results written in that run. A new result's
+artifacts go to a new generation folder first, and the old generation is deleted only once the
+new JSON is in place, so a failed write leaves the kept result and its artifacts untouched.
 
 A failed run never destroys a better result (:meth:`ResultStore.record`): an errored or timed-out
 attempt does not replace a successful result, nor does a ``train`` result made at a smaller
@@ -154,6 +158,7 @@ class ResultStore:
         self.artifacts_dir = folder / "artifacts"
         self._write_lock = FileLock(str(folder / ".write.lock"))
         self._laid_out = False
+        self._unsynced: set[Path] | None = None  # files renamed in this run, not yet fsynced
 
     def show(self, path: Path) -> str:
         """``path`` as messages print it: relative to the folder that holds the store."""
@@ -208,7 +213,7 @@ class ResultStore:
                     last_attempt=attempt if not succeeded(result) else before.last_attempt,
                 )
                 with self._io_errors("write", path):
-                    _atomic_write(path, kept.to_text())
+                    self._replace(path, kept.to_text())
                 return Recorded(kept, why)
             history = [*before.history, before.history_entry()] if before else result.history
             stored = dataclasses.replace(result, history=history[-HISTORY_LIMIT:],
@@ -219,7 +224,7 @@ class ResultStore:
                     stored.artifacts, generation = self._stage_artifacts(result, artifacts_dir)
             try:
                 with self._io_errors("write", path):
-                    _atomic_write(path, stored.to_text())
+                    self._replace(path, stored.to_text())
             except BaseException:
                 if generation is not None and (
                     generation.relative_to(self.folder) not in _generations(before)
@@ -242,13 +247,20 @@ class ResultStore:
                 before, history=[*before.history, attempt][-HISTORY_LIMIT:], last_attempt=attempt
             )
             with self._io_errors("write", path):
-                _atomic_write(path, kept.to_text())
+                self._replace(path, kept.to_text())
+
+    def _replace(self, path: Path, text: str) -> None:
+        """Write ``path`` atomically; inside a run, leave its fsync to :meth:`sync`."""
+        _atomic_write(path, text, fsync=self._unsynced is None)
+        if self._unsynced is not None:
+            self._unsynced.add(path)
 
     def sync(self) -> None:
-        """fsync the results folder once, so that the renames of a whole run are durable."""
-        for folder in (self.results_dir, self.artifacts_dir):
+        """fsync the files this run wrote, then the folders, so that the whole run is durable."""
+        unsynced, self._unsynced = self._unsynced or set(), None
+        for path in (*sorted(unsynced), self.results_dir, self.artifacts_dir):
             with suppress(OSError):
-                descriptor = os.open(folder, os.O_RDONLY)
+                descriptor = os.open(path, os.O_RDONLY)
                 try:
                     os.fsync(descriptor)
                 finally:
@@ -274,6 +286,7 @@ class ResultStore:
             ) from None
         try:
             self._remove_orphans()
+            self._unsynced = set()
             yield
         finally:
             self.sync()
@@ -420,14 +433,16 @@ def _generations(result: Result | None) -> set[Path]:
             if isinstance(relative, str)}
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a fsynced temp file in the same folder and a rename."""
+def _atomic_write(path: Path, text: str, fsync: bool = True) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder (fsynced unless ``fsync``
+    is false) and a rename."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         with suppress(OSError):

@@ -273,6 +273,32 @@ def test_run_lock_sweeps_old_temp_files(store: ResultStore, make_result: ResultF
     assert not old.exists() and young.exists()
 
 
+
+def test_a_run_fsyncs_its_results_once_when_it_ends(
+    store: ResultStore, make_result: ResultFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside a run a write is renamed into place at once (readers see it) and fsynced when the
+    run ends; a write outside a run fsyncs its temp file before the rename."""
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = store.path_of("2101.12491/mnist-params")
+    store.write(make_result(measured=2))
+    assert any(name.startswith(str(path.parent / f".{path.name}.")) for name in synced)
+    synced.clear()
+    with store.run_lock():
+        store.write(make_result())
+        assert store.read("2101.12491/mnist-params") is not None
+        assert synced == []
+    assert str(path) in synced
+    assert synced.index(str(path)) < synced.index(str(store.results_dir))
+
+
 WRITER = """
 import sys
 from pathlib import Path
