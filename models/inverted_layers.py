@@ -121,7 +121,7 @@ class InvertedCapsuleLayer(nn.Module):
 
         ``rows`` (i, a, groups, x), ``weight`` (i, x, j·e): one product per (child, pose row).
         """
-        votes = torch.matmul(rows, weight.unsqueeze(1))  # (i, a, groups, j·e)
+        votes = torch.einsum("iagx,ixn->iagn", rows, weight)  # (i, a, groups, j·e)
         return votes.unflatten(-1, (self.n_out, -1))
 
     def parent_major_votes(self, rows: Tensor, weight: Tensor) -> Tensor:
