@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -153,5 +154,6 @@ def _closing_run(markdown: str, start: int, end: int, width: int) -> int:
 
 
 def inside(regions: list[tuple[int, int]], position: int) -> bool:
-    index = bisect.bisect_right(regions, position, key=lambda region: region[0]) - 1
+    # the last region starting at or before position: (start, end) <= (position, inf)
+    index = bisect.bisect_right(regions, (position, math.inf)) - 1
     return index >= 0 and position < regions[index][1]

@@ -64,7 +64,7 @@ class Wiki:
     pages: list[PlainPage] = field(default_factory=list)
     _claims: list[ClaimRef] | None = field(default=None, repr=False)
     _by_paper: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
-    _coverage: dict[tuple[str, tuple[Locator, ...]], list[ClaimRef]] = field(
+    _coverage: dict[str, list[ClaimRef]] = field(
         default_factory=dict, repr=False
     )
 
@@ -112,17 +112,17 @@ class Wiki:
     def covering_claims(self, citation: Citation) -> list[ClaimRef]:
         """Claims of the cited paper whose locator lies inside one of the citation's locators.
 
-        Cards repeat citations, so the answer is remembered per (paper, locators).
+        Cards repeat citations, so the answer is remembered per citation text (which fixes the
+        paper and the locators, and whose hash Python keeps).
         """
-        key = (citation.paper_key, citation.locators)
-        found = self._coverage.get(key)
+        found = self._coverage.get(citation.text)
         if found is None:
             found = [
                 ref
                 for ref in self.claims_of(citation.paper_key)
                 if any(cited.covers(own) for cited in citation.locators for own in ref.locators)
             ]
-            self._coverage[key] = found
+            self._coverage[citation.text] = found
         return found
 
 
