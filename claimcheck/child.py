@@ -226,11 +226,18 @@ def _seed(seed: int, device: str) -> None:
         torch.manual_seed(seed)
 
 
+WARM_MODULES = ("numpy", "numpy.random", "torch", "claimcheck.checks.resolve",
+                "claimcheck.checks.builtin")
+"""What a worker imports once, so that no check's process pays for it: numpy and torch, and the
+tool's own modules that resolve and run a check (no content code: importing it could leave
+state in the worker that every later check would inherit)."""
+
+
 def warm_up() -> Any:
-    """Import torch and numpy in the worker, once, so that no check's process pays for them;
-    torch's module, or ``None`` where it is not installed. ``numpy.random`` is a submodule that
-    numpy imports lazily: left to the first seeding, it cost each check's process ~14 ms."""
-    for name in ("numpy", "numpy.random", "torch"):
+    """Import :data:`WARM_MODULES` in the worker, once; torch's module, or ``None`` where it is
+    not installed. ``numpy.random`` is a submodule that numpy imports lazily: left to the first
+    seeding, it cost each check's process ~14 ms."""
+    for name in WARM_MODULES:
         with contextlib.suppress(ImportError):
             __import__(name)
     return sys.modules.get("torch")

@@ -7,6 +7,9 @@ cluster backend (issue 8, Ray) implements :meth:`Executor.run` for the same :cla
 :class:`Outcome` values and nothing else changes. Executors never write the results store; the
 caller, the single writer, does.
 
+A worker is handed its next task as soon as it reports an outcome, before that outcome is
+yielded to the caller, so the caller judges and stores one result while the next check runs.
+
 Workers talk to the parent over one pipe each (no shared queue, so a worker killed mid-message
 cannot wedge the others): ``("start", key, pid)``, ``("progress", key, message, fraction)`` and
 ``("done", Outcome)``. A worker enforces its task's timeout itself; the parent keeps a later
@@ -158,12 +161,17 @@ class LocalExecutor:
         waiting = deque(tasks)
         try:
             while waiting or any(slot.task is not None for slot in self._slots):
-                while waiting and (slot := self._idle_slot(context, threads)) is not None:
-                    slot.task, slot.sent, slot.started = waiting.popleft(), time.monotonic(), None
-                    slot.connection.send(slot.task)
-                yield from self._collect(listener)
+                self._dispatch(waiting, context, threads)
+                finished = list(self._collect(listener))
+                self._dispatch(waiting, context, threads)  # they run while the caller stores
+                yield from finished
         finally:
             self._shutdown()
+
+    def _dispatch(self, waiting: deque[Task], context: Any, threads: int) -> None:
+        while waiting and (slot := self._idle_slot(context, threads)) is not None:
+            slot.task, slot.sent, slot.started = waiting.popleft(), time.monotonic(), None
+            slot.connection.send(slot.task)
 
     def _idle_slot(self, context: Any, threads: int) -> _Slot | None:
         for slot in self._slots:

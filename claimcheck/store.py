@@ -44,6 +44,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -251,9 +252,15 @@ class ResultStore:
 
     def _replace(self, path: Path, text: str) -> None:
         """Write ``path`` atomically; inside a run, leave its fsync to :meth:`sync`."""
-        _atomic_write(path, text, fsync=self._unsynced is None)
-        if self._unsynced is not None:
-            self._unsynced.add(path)
+        if self._unsynced is None:
+            _atomic_write(path, text)
+            return
+        token = _FSYNC_DEFERRED.set(True)
+        try:
+            _atomic_write(path, text)
+        finally:
+            _FSYNC_DEFERRED.reset(token)
+        self._unsynced.add(path)
 
     def sync(self) -> None:
         """fsync the files this run wrote, then the folders, so that the whole run is durable."""
@@ -433,15 +440,19 @@ def _generations(result: Result | None) -> set[Path]:
             if isinstance(relative, str)}
 
 
-def _atomic_write(path: Path, text: str, fsync: bool = True) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder (fsynced unless ``fsync``
-    is false) and a rename."""
+_FSYNC_DEFERRED: ContextVar[bool] = ContextVar("claimcheck_store_fsync_deferred", default=False)
+"""True while a run's write leaves its fsync to :meth:`ResultStore.sync`."""
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder (fsynced, unless a run
+    defers it) and a rename."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            if fsync:
+            if not _FSYNC_DEFERRED.get():
                 os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
