@@ -43,18 +43,40 @@ def dynamic_routing(
     agreement (some re-implementations do this; the TF code and the paper do not).
     Returns poses v (B, j, e) and the last coupling c (B, i, j).
     """
+    batch, parents, children, dim = u_hat.shape
+    entries = u_hat.reshape(batch * parents, children, dim)
+    return route_by_agreement(entries, batch, iterations, bias, eps, detach_agreement)
+
+
+def route_by_agreement(
+    entries: Tensor,
+    batch: int,
+    iterations: int,
+    bias: Tensor | None = None,
+    eps: float = 1e-8,
+    detach_agreement: bool = False,
+) -> RoutingResult:
+    """``dynamic_routing`` on the predictions as one (i, e) matrix per (b, j): (B·j, i, e).
+
+    ``entries`` may be a strided view, such as the child-major predictions (i, B·j, e) that
+    ``DynamicRouting.route`` makes, transposed: both sums of Procedure 1 (eq. 2 and the
+    agreement) are batched products that read the predictions where they lie.
+    """
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, got {iterations}")
-    logits = u_hat.new_zeros(u_hat.shape[:3])  # (B, j, i)
-    agree_from = u_hat.detach() if detach_agreement else u_hat
+    groups, children, dim = entries.shape
+    parents = groups // batch
+    logits = entries.new_zeros(batch, parents, children)  # (B, j, i)
+    agree_from = entries.detach() if detach_agreement else entries
     for step in range(iterations):
         coupling = torch.softmax(logits, dim=1)  # over parents j
-        s = torch.einsum("bji,bjie->bje", coupling, u_hat)
+        s = torch.bmm(coupling.view(groups, 1, children), entries).view(batch, parents, dim)
         if bias is not None:
             s = s + bias
         v = squash_sabour(s, eps=eps)  # (B, j, e)
         if step < iterations - 1:
-            logits = logits + torch.einsum("bjie,bje->bji", agree_from, v)
+            agreement = torch.bmm(v.view(groups, 1, dim), agree_from.transpose(1, 2))
+            logits = logits + agreement.view(batch, parents, children)
     return RoutingResult(v, coupling.transpose(1, 2))
 
 
@@ -103,6 +125,16 @@ class DynamicRouting(PredictThenRoute):
     def route_predictions(self, u_hat: Tensor) -> RoutingResult:
         return dynamic_routing(u_hat, self.iterations, self.bias, self.eps, self.detach_agreement)
 
+    def route(self, u: Tensor) -> RoutingResult:
+        """Routes the predictions in the layout their product writes, child-major (i, B, j, e),
+        so they are never copied into parent-major order; same result as ``route_predictions``
+        up to the order of the sums."""
+        u_hat = torch.einsum("jied,bid->ibje", self.weight, u)
+        children, batch, parents, dim = u_hat.shape
+        entries = u_hat.view(children, batch * parents, dim).transpose(0, 1)  # (B·j, i, e)
+        return route_by_agreement(
+            entries, batch, self.iterations, self.bias, self.eps, self.detach_agreement
+        )
 
 
 class PrimaryCaps(nn.Module):
@@ -169,7 +201,11 @@ CAPSNET_PRESETS = {
     # §7 SVHN (a smaller network): 64 Conv1 channels, 16 primary capsule types of 6 dimensions,
     # 8-D digit capsules, on 32×32 colour images: 16·8·8 = 1,024 primary capsules.
     "svhn": lambda: CapsNetConfig(
-        in_channels=3, image_size=32, conv_channels=64, primary_types=16, primary_dim=6,
+        in_channels=3,
+        image_size=32,
+        conv_channels=64,
+        primary_types=16,
+        primary_dim=6,
         class_dim=8,
     ),
 }

@@ -225,3 +225,19 @@ def test_routing_layers_have_finite_gradients_at_zero_input(layer):
 def test_routing_layers_follow_the_input_dtype(layer):
     out = layer.double()(torch.randn(B, N_IN, D_IN, dtype=torch.float64))
     assert out.dtype == torch.float64
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_dynamic_layer_routes_child_major_predictions_like_procedure_1(bias):
+    """``route`` (child-major predictions) equals Procedure 1 on parent-major ones, with grads."""
+    layer = DynamicRouting(N_IN, D_IN, N_OUT, D_OUT, iterations=3, init_std=0.3, bias=bias)
+    layer = layer.double()
+    u = torch.randn(B, N_IN, D_IN, dtype=torch.float64)
+    routed = layer.route(u)
+    reference = layer.route_predictions(layer.predictions(u))
+    torch.testing.assert_close(routed.poses, reference.poses)
+    torch.testing.assert_close(routed.coupling, reference.coupling)
+    grads = [
+        torch.autograd.grad(r.poses.square().sum(), layer.weight)[0] for r in (routed, reference)
+    ]
+    torch.testing.assert_close(grads[0], grads[1])
