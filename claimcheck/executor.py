@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from claimcheck import processes
 from claimcheck.checks.api import Evidence
+from claimcheck.safety_net import wall_limit
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ Listener = Callable[[TaskEvent], None]
 STARTUP_TIMEOUT_S = 600.0
 """How long a fresh worker may take to import torch and report a task started."""
 WORKER_GRACE_S = 60.0
-"""How long past a task's own timeout the parent waits for its worker to report it."""
+"""How long past a task's wall-clock backstop the parent waits for its worker to report it."""
 
 
 class Executor(Protocol):
@@ -123,8 +124,22 @@ class _Slot:
             return None
         if self.started is None:
             return self.sent + STARTUP_TIMEOUT_S
-        timeout = self.task.timeout_s
-        return None if timeout is None else self.started + timeout + WORKER_GRACE_S
+        backstop = wall_limit(self.task.timeout_s)
+        return None if backstop is None else self.started + backstop + WORKER_GRACE_S
+
+
+MAX_DEFAULT_JOBS = 4
+"""``verify --jobs`` defaults to the CPUs this process may use, at most this many workers (each
+holds torch in memory)."""
+
+
+def default_jobs() -> int:
+    """Workers when ``--jobs`` is not given: one per usable CPU, at most the maximum above."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_DEFAULT_JOBS))
 
 
 def default_start_method() -> str:
@@ -140,13 +155,15 @@ class LocalExecutor:
     A worker is reused for the next task while it stays healthy (each task still gets a fresh
     process of its own), and replaced when it stops answering or dies. A task's timeout counts
     from the moment its worker starts it, so a worker's start-up (spawning, importing torch)
-    never eats into a check's time. torch threads per worker default to the CPU count divided
-    by ``jobs``.
+    never eats into a check's time. Each check runs with ``threads`` torch threads, one by
+    default: a reduction split over more threads sums in another order, so the same seed would
+    measure a different value on a machine with more cores, and on a loaded machine a thread that
+    waits for a descheduled partner stalls the whole check. Parallelism comes from ``jobs``.
     """
 
     jobs: int = 1
     start_method: str = field(default_factory=default_start_method)
-    threads: int | None = None
+    threads: int = 1
     _slots: list[_Slot] = field(default_factory=list, init=False, repr=False)
 
     def run(self, tasks: Sequence[Task], listener: Listener) -> Iterator[Outcome]:
@@ -157,7 +174,7 @@ class LocalExecutor:
         if self.start_method == "forkserver":
             # Importing torch does not initialise CUDA, so forked workers may still use it.
             context.set_forkserver_preload(["claimcheck.worker", "numpy", "numpy.random", "torch"])
-        threads = self.threads or max(1, (os.cpu_count() or 1) // self.jobs)
+        threads = self.threads
         waiting = deque(tasks)
         try:
             while waiting or any(slot.task is not None for slot in self._slots):

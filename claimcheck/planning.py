@@ -35,7 +35,8 @@ __all__ = [
 
 TIER_TIMEOUT_S = {Tier.STATIC: 120.0, Tier.UNIT: 120.0, Tier.BENCH: 300.0}
 TRAIN_TIMEOUT_S = {"smoke": 900.0, "short": 3600.0, "full": 48 * 3600.0}
-"""Safety nets: about 30x the expected time of a smoke run, 12x a short one."""
+"""Safety nets in CPU seconds of the check (:mod:`claimcheck.safety_net`): about 30x the expected
+work of a smoke run, 12x a short one."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _LINUX = sys.platform.startswith("linux")
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 MAX_SWEEPS = 100
 """Rounds of :func:`kill_descendants`: each round kills the orphans the previous one made."""
 
@@ -58,6 +59,20 @@ def kill_group(group: int) -> None:
     """SIGKILL every process of process group ``group`` (gone already: nothing to do)."""
     with contextlib.suppress(OSError):
         os.killpg(group, signal.SIGKILL)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system, every thread) that process ``pid`` has used so far, from
+    ``/proc``; ``None`` where that cannot be read (not Linux, or the process is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ", the comm may hold spaces
+    try:
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (IndexError, ValueError):
+        return None
 
 
 def children() -> list[int]:

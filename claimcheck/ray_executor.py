@@ -64,6 +64,7 @@ from claimcheck.ray_support import (
     task_tier,
     write_artifacts,
 )
+from claimcheck.safety_net import wall_limit
 from claimcheck.worker import run_isolated, warm_up
 
 __all__ = [
@@ -122,10 +123,10 @@ class _Running:
     announced: bool = False
 
     def overdue(self, now: float) -> bool:
-        """Past the task's timeout and the grace in which its worker reports it itself."""
-        timeout = self.task.timeout_s
-        return (self.started is not None and timeout is not None
-                and now > self.started + timeout + WORKER_GRACE_S)
+        """Past the task's wall-clock backstop and the grace in which its worker reports it."""
+        backstop = wall_limit(self.task.timeout_s)
+        return (self.started is not None and backstop is not None
+                and now > self.started + backstop + WORKER_GRACE_S)
 
 
 @dataclass
@@ -240,9 +241,10 @@ class RayExecutor:
 
     def _step(self, session: _Session, listener: Listener) -> Iterator[Outcome]:
         now = time.monotonic()
-        deadlines = [r.started + r.task.timeout_s + WORKER_GRACE_S
+        deadlines = [r.started + backstop + WORKER_GRACE_S
                      for r in session.pending.values()
-                     if r.started is not None and r.task.timeout_s is not None]
+                     if r.started is not None
+                     and (backstop := wall_limit(r.task.timeout_s)) is not None]
         pause = max(0.0, min([self.poll_s, *(deadline - now for deadline in deadlines)]))
         ready, _ = session.ray.wait(list(session.pending), num_returns=1, timeout=pause)
         session.forward(listener)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError, UsageError
-from claimcheck.executor import Executor, TaskEvent
+from claimcheck.executor import MAX_DEFAULT_JOBS, Executor, TaskEvent, default_jobs
 from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
 from claimcheck.recheck import changed_result_claims
@@ -78,10 +78,12 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                         help="auto: cuda when torch sees one, else cpu")
     parser.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
-                        help="per-check safety net, finite and positive (default by tier: "
-                        "120 s; train by budget); crossing it is an error, never a verdict")
-    parser.add_argument("--jobs", "-j", type=_positive(int), default=1,
-                        help="worker processes (default: 1)")
+                        help="per-check safety net in the check's CPU seconds, finite and "
+                        "positive (default by tier: 120 s; train by budget); crossing it is an "
+                        "error, never a verdict")
+    parser.add_argument("--jobs", "-j", type=_positive(int), default=default_jobs(),
+                        help="worker processes, each check on one torch thread (default: the "
+                        f"CPU count, at most {MAX_DEFAULT_JOBS})")
     parser.add_argument("--force", action="store_true", help="re-run even fresh results")
     parser.add_argument("--fail-on", choices=["contradicted"],
                         help="exit 3 when a claim is contradicted")

@@ -24,9 +24,10 @@ every descendant the check left (:meth:`Isolation.settle`) and fork the next spa
 lives while the next runs. A Ray task (:func:`run_isolated`) forks on demand and settles
 before it returns.
 
-The worker enforces the task's timeout from the moment it hands the task to the child, kills
-the child's group when it passes, and reports ``timed out after N s``; a child that dies reports
-``worker died (signal ...)``. Messages to the parent are ``("start", key, pid)``,
+The worker enforces the task's safety net (:mod:`claimcheck.safety_net`: the check's own CPU
+time, so a loaded machine never trips it) from the moment it hands the task to the child, kills
+the child's group when it passes, and reports ``timed out after N s ...``; a child that dies
+reports ``worker died (signal ...)``. Messages to the parent are ``("start", key, pid)``,
 ``("progress", key, message, fraction)`` and ``("done", Outcome)``.
 """
 
@@ -38,7 +39,6 @@ import gc
 import os
 import signal
 import tempfile
-import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -47,6 +47,7 @@ from typing import IO
 from claimcheck import processes
 from claimcheck.child import Send, child_main, flush_stdio, warm_up
 from claimcheck.executor import Outcome, Task, describe_exit
+from claimcheck.safety_net import SafetyNet
 
 __all__ = ["OUTPUT_KEEP_CHARS", "Isolation", "run_isolated", "serve", "warm_up"]
 
@@ -89,12 +90,12 @@ class Isolation:
         self.settle()
         child = self._spare or _fork(task.root)
         self._spare = None
-        started = time.perf_counter()
+        net = SafetyNet(task.timeout_s, child.pid)
         with contextlib.suppress(OSError):  # a spare that died: reported as its death below
             child.tasks.send(task)
         send(("start", task.key, child.pid))
         try:
-            result = _relay(child.channel, task, send, started)
+            result = _relay(child.channel, send, net)
         finally:
             child.close()
             processes.kill_group(child.pid)
@@ -102,9 +103,9 @@ class Isolation:
             self._done = child
             return _with_output(result, _read_output(child.capture))
         status = self._reap(child)
-        reason = _death_reason(status, task, started)
+        reason = net.reason or _death_reason(status)
         return Outcome(task.key, None, reason, error=reason, errored=True,
-                       duration_s=time.perf_counter() - started,
+                       duration_s=net.elapsed(),
                        output=_read_output(child.capture),
                        device=None if task.device == "auto" else task.device)
 
@@ -161,14 +162,12 @@ def run_isolated(task: Task, send: Send) -> Outcome:
         isolation.close()
 
 
-def _relay(channel: Connection, task: Task, send: Send, started: float) -> Outcome | None:
-    """Forward progress until the child sends its outcome, dies, or runs out of time."""
-    deadline = None if task.timeout_s is None else started + task.timeout_s
+def _relay(channel: Connection, send: Send, net: SafetyNet) -> Outcome | None:
+    """Forward progress until the child sends its outcome, dies, or passes its safety net."""
     while True:
-        remaining = None if deadline is None else deadline - time.perf_counter()
-        if remaining is not None and remaining <= 0:
+        if net.passed():
             return None
-        if not wait([channel], timeout=remaining):
+        if not wait([channel], timeout=net.next_wait()):
             continue
         try:
             message = channel.recv()
@@ -187,9 +186,7 @@ def _wait(pid: int) -> tuple[int, int]:
         return pid, 0
 
 
-def _death_reason(status: int, task: Task, started: float) -> str:
-    if task.timeout_s is not None and time.perf_counter() - started >= task.timeout_s:
-        return f"timed out after {task.timeout_s:g} s"
+def _death_reason(status: int) -> str:
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     return f"worker died ({describe_exit(code)})"
 

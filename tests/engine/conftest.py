@@ -129,6 +129,13 @@ def kills_itself(ctx):
 @claim_check
 def no_data(ctx):
     raise DataUnavailable("dataset not available: tiny-blobs")
+
+
+@claim_check
+def torch_threads(ctx):
+    import torch
+
+    return Evidence(measured=torch.get_num_threads())
 '''
 
 TRAINING = '''\

@@ -228,3 +228,16 @@ def test_status_prints_plain_rows_off_a_terminal(
     assert lines[0].startswith(f"{ARXIV}/holds-yes  unstated  verified  measured true  "
                                "expected the property to hold  wiki/papers/paper-0.md:")
     assert "4 claim(s): 2 verified, 1 contradicted, 1 unverified; 0 stale" in lines
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_each_check_runs_on_one_torch_thread_whatever_the_jobs(
+    make_project: ProjectFactory, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    root = make_project({ARXIV: [claim("threads", "tinymodels.checks:torch_threads",
+                                       {"equals": 1})]})
+    code, out, _ = run(["verify", str(root / "wiki"), "--jobs", jobs, "--format", "json",
+                        "--device", "cpu"], capsys)
+    rows = json.loads(out)
+    assert code == ExitCode.OK
+    assert (rows[0]["measured"], rows[0]["verdict"]) == (1, "verified")
