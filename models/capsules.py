@@ -101,6 +101,37 @@ def capsule_length(v: Tensor, dim: int = -1, eps: float = 0.0) -> Tensor:
     return torch.sqrt((v * v).sum(dim=dim) + eps)
 
 
+class WindowDepthwiseConv2d(nn.Conv2d):
+    """A depthwise ``nn.Conv2d`` (one filter per channel, no padding) that computes a 1×1
+    output map as a per-channel dot product of the top-left window with the filter.
+
+    Efficient-CapsNet's primary capsules (arxiv:2101.12491 eq. 1) are a depthwise conv whose
+    kernel covers the whole stem output, so the map is 1×1: h_c = Σ_xy x_cxy w_cxy + b_c. On the
+    CPU the product and sum cost a tenth of a depthwise conv kernel, forward and backward, with
+    the same value up to reassociation. Larger maps, and any other configuration, fall back to
+    the convolution. It stays an ``nn.Conv2d`` (same ``weight``/``bias`` names, its forward hooks
+    fire), so weight loading and the checks that hook it see the layer as before.
+    """
+
+    def forward(self, x: Tensor) -> Tensor:
+        k_h, k_w = self.kernel_size
+        rows, cols = x.shape[-2:]
+        one_by_one = (rows - k_h) // self.stride[0] == 0 and (cols - k_w) // self.stride[1] == 0
+        plain = (
+            self.groups == self.in_channels == self.out_channels
+            and self.padding == (0, 0)
+            and self.dilation == (1, 1)
+            and self.padding_mode == "zeros"
+        )
+        if not (one_by_one and plain and rows >= k_h and cols >= k_w):
+            return super().forward(x)
+        window = x[..., :k_h, :k_w]  # (B, C, k_h, k_w)
+        h = (window * self.weight.view(-1, k_h, k_w)).sum(dim=(-2, -1))  # (B, C)
+        if self.bias is not None:
+            h = h + self.bias
+        return h.view(*h.shape, 1, 1)
+
+
 def margin_loss(
     lengths: Tensor,
     targets: Tensor,

@@ -28,6 +28,7 @@ from models.capsules import (
     PredictThenRoute,
     RoutingResult,
     UpsamplingDecoder,
+    WindowDepthwiseConv2d,
     capsule_length,
     masked_poses,
     squash_efficient,
@@ -131,7 +132,8 @@ class DepthwisePrimaryCaps(nn.Module):
     """Primary capsules of arxiv:2101.12491 eq. 1: a linear depthwise conv (no pointwise conv,
     the author's answer in the code's issue #10), grouped into capsules of ``dim`` consecutive
     channels at each location, ordered (row, column, capsule), then squashed (eq. 2).
-    For the presets the map is 1×1 and this is the code's reshape to (16, 8).
+    For the presets the map is 1×1 and this is the code's reshape to (16, 8); the conv is then a
+    per-channel window dot product (``WindowDepthwiseConv2d``).
     """
 
     def __init__(
@@ -141,7 +143,7 @@ class DepthwisePrimaryCaps(nn.Module):
         if channels % dim:
             raise ValueError(f"{channels} channels do not split into capsules of dim {dim}")
         self.dim, self.eps = dim, eps
-        self.conv = nn.Conv2d(channels, channels, kernel, stride, groups=channels)
+        self.conv = WindowDepthwiseConv2d(channels, channels, kernel, stride, groups=channels)
         nn.init.xavier_uniform_(self.conv.weight)  # Keras glorot_uniform, same fans
         nn.init.zeros_(self.conv.bias)
 

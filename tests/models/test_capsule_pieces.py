@@ -6,10 +6,12 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from models.capsules import (
     MLPDecoder,
     UpsamplingDecoder,
+    WindowDepthwiseConv2d,
     capsule_length,
     count_parameters,
     label_mask,
@@ -126,3 +128,31 @@ def test_decoders_shapes_ranges_and_parameter_counts(decoder, in_features, out_s
     out = module(torch.randn(2, in_features))
     assert out.shape == (2, *out_shape)
     assert (out >= 0).all() and (out <= 1).all()
+
+
+@pytest.mark.parametrize(
+    ("channels", "kernel", "stride", "side", "bias"),
+    [
+        (16, 9, 1, 9, False),  # the MNIST primary capsules: the window is the map
+        (16, 8, 1, 8, True),  # smallNORB
+        (16, 5, 2, 6, True),  # MultiMNIST: a 6×6 map, one window at stride 2
+        (8, 3, 1, 5, True),  # a 3×3 map: the convolution itself
+    ],
+)
+def test_window_depthwise_conv_equals_the_depthwise_conv_with_gradients(
+    channels, kernel, stride, side, bias
+):
+    torch.manual_seed(0)
+    conv = WindowDepthwiseConv2d(channels, channels, kernel, stride, groups=channels, bias=bias)
+    conv.double()
+    x = torch.randn(3, channels, side, side, dtype=torch.float64, requires_grad=True)
+    out = conv(x)
+    expected = F.conv2d(x, conv.weight, conv.bias, stride, groups=channels)
+    assert out.shape == expected.shape
+    torch.testing.assert_close(out, expected, rtol=1e-12, atol=1e-12)
+    upstream = torch.randn_like(out)
+    params = [x, *conv.parameters()]
+    ours = torch.autograd.grad(out, params, upstream)
+    reference = torch.autograd.grad(expected, params, upstream)
+    for got, want in zip(ours, reference, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
