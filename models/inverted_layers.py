@@ -17,8 +17,11 @@ import math
 
 import torch
 from torch import Tensor, nn
+from torch.utils.checkpoint import checkpoint
 
 from models.capsules import RoutingResult
+
+VOTE_CHUNK_BYTES = 8 * 2**20  # under glibc's 32 MB ceiling for reusing freed memory
 
 
 def inverted_dot_product_routing(
@@ -63,6 +66,14 @@ def route_child_major(
     and r are rearranged. Returns the new poses (b, j, a·e) and r (b, i, j), as
     ``inverted_dot_product_routing`` does.
     """
+    poses, coupling = _weighted_vote_sum(votes, parent_poses, scale)
+    if dropout is not None:
+        poses = dropout(poses)
+    return RoutingResult(normalize(poses), coupling)
+
+
+def _weighted_vote_sum(votes: Tensor, parent_poses: Tensor, scale: float) -> RoutingResult:
+    """Σ_i r_ij v_ij (b, j, a·e) and r (b, i, j) of ``route_child_major``, before LayerNorm."""
     children, rows, groups, parents, cols = votes.shape
     by_entry = votes.view(children, -1, cols).transpose(0, 1)  # (a·b·j, i, e), a view
     previous = parent_poses.view(groups, parents, rows, cols).permute(2, 0, 1, 3)  # (a, b, j, e)
@@ -72,9 +83,7 @@ def route_child_major(
     weights = coupling.expand(rows, groups, parents, children).reshape(-1, 1, children)
     poses = torch.bmm(weights, by_entry).view(rows, groups, parents, cols)  # (a, b, j, e)
     poses = poses.permute(1, 2, 0, 3).reshape(groups, parents, rows * cols)
-    if dropout is not None:
-        poses = dropout(poses)
-    return RoutingResult(normalize(poses), coupling.transpose(1, 2))
+    return RoutingResult(poses, coupling.transpose(1, 2))
 
 
 def _pose_side(dim: int) -> int:
@@ -130,6 +139,37 @@ class InvertedCapsuleLayer(nn.Module):
         n_children, _, groups = votes.shape[:3]
         return votes.permute(2, 3, 0, 1, 4).reshape(groups, self.n_out, n_children, self.d_out)
 
+    def _routed_vote_sums(self, rows: Tensor, weight: Tensor, parents: Tensor) -> RoutingResult:
+        """Σ_i r_ij v_ij and r of one routed pass, over chunks of routing groups on the CPU.
+
+        The votes of a whole batch are hundreds of MB; a fresh tensor that large comes from
+        ``mmap`` and costs a page fault per 4 KB each time (a third of a CPU training step). In
+        chunks of at most ``VOTE_CHUNK_BYTES`` the allocator reuses freed memory, and under
+        autograd each chunk is checkpointed: its votes are recomputed in the backward (one
+        K = x product) instead of being kept. Groups route independently, so the sums are the
+        same; LayerNorm and dropout run on the joined result. Other devices take one chunk.
+        """
+        n_children, n_rows, groups = rows.shape[:3]
+        per_group = n_children * n_rows * weight.shape[2] * rows.element_size()
+        chunk = groups
+        if rows.device.type == "cpu":
+            chunk = max(1, min(groups, VOTE_CHUNK_BYTES // per_group))
+        if chunk == groups:
+            return self._chunk_vote_sums(rows, weight, parents)
+        checkpointed = torch.is_grad_enabled() and (rows.requires_grad or weight.requires_grad)
+        pieces = []
+        for start in range(0, groups, chunk):
+            part = (rows[:, :, start : start + chunk], weight, parents[start : start + chunk])
+            if checkpointed:
+                pieces.append(checkpoint(self._chunk_vote_sums, *part, use_reentrant=False))
+            else:
+                pieces.append(self._chunk_vote_sums(*part))
+        poses = torch.cat([piece[0] for piece in pieces])
+        return RoutingResult(poses, torch.cat([piece[1] for piece in pieces]))
+
+    def _chunk_vote_sums(self, rows: Tensor, weight: Tensor, parents: Tensor) -> RoutingResult:
+        return _weighted_vote_sum(self.child_major_votes(rows, weight), parents, self.scale)
+
     def route_groups(self, rows: Tensor, weight: Tensor, parents: Tensor | None) -> RoutingResult:
         """One pass over routing groups: poses (groups, j, d_out) and r (groups, i, j).
 
@@ -139,8 +179,8 @@ class InvertedCapsuleLayer(nn.Module):
         without forming the votes.
         """
         if parents is not None:
-            votes = self.child_major_votes(rows, weight)
-            return route_child_major(votes, parents, self.norm, self.scale, self.drop)
+            poses, coupling = self._routed_vote_sums(rows, weight, parents)
+            return RoutingResult(self.norm(self.drop(poses)), coupling)
         n_children, n_rows, groups = rows.shape[:3]
         flat_rows = rows.permute(1, 2, 0, 3).reshape(n_rows * groups, -1)  # (a·groups, i·x)
         total = flat_rows @ weight.reshape(-1, weight.shape[2])  # (a·groups, j·e)

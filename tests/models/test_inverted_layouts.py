@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from models import inverted_layers
 from models.inverted_routing import (
     ConvInvertedDotProductRouting,
     InvertedDotProductRouting,
@@ -72,3 +73,31 @@ def test_votes_keep_the_paper_order(matrix_pose):
     else:
         expected = children[:, child] @ layer.weight[parent, child]
     torch.testing.assert_close(layer.votes(children)[:, parent, child], expected)
+
+
+@pytest.mark.parametrize("budget", [1, 200_000], ids=["one-group", "few-groups"])
+@pytest.mark.parametrize("matrix_pose", [True, False], ids=["matrix", "vector"])
+@pytest.mark.parametrize("case", [_fc_case, _conv_case], ids=["fc", "conv"])
+def test_routing_in_checkpointed_chunks_of_groups_changes_nothing(
+    case, matrix_pose, budget, monkeypatch
+):
+    """Chunks of routing groups, recomputed in the backward, give the poses, coupling and
+    gradients (weight, children, parents) of one pass over all groups, with and without grad."""
+    torch.manual_seed(0)
+    layer, children, parents, _, _ = case(matrix_pose)
+    children.requires_grad_()
+    parents.requires_grad_()
+    inputs = (layer.weight, children, parents)
+
+    def run():
+        routed = layer.route(children, parents)
+        grads = torch.autograd.grad(routed.poses.square().sum(), inputs)
+        with torch.no_grad():
+            inferred = layer.route(children, parents)
+        return routed.poses, routed.coupling, inferred.poses, *grads
+
+    whole = run()
+    monkeypatch.setattr(inverted_layers, "VOTE_CHUNK_BYTES", budget)
+    chunked = run()
+    for got, want in zip(chunked, whole, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
