@@ -140,7 +140,8 @@ class InvertedCapsuleLayer(nn.Module):
         return votes.permute(2, 3, 0, 1, 4).reshape(groups, self.n_out, n_children, self.d_out)
 
     def _routed_vote_sums(self, rows: Tensor, weight: Tensor, parents: Tensor) -> RoutingResult:
-        """Σ_i r_ij v_ij and r of one routed pass, over chunks of routing groups on the CPU.
+        """Σ_i r_ij v_ij and r of one routed pass (arxiv:2002.04764 Procedure 1, eqs. 2-3), over
+        chunks of routing groups on the CPU.
 
         The votes of a whole batch are hundreds of MB; a fresh tensor that large comes from
         ``mmap`` and costs a page fault per 4 KB each time (a third of a CPU training step). In
@@ -156,7 +157,8 @@ class InvertedCapsuleLayer(nn.Module):
             chunk = max(1, min(groups, VOTE_CHUNK_BYTES // per_group))
         if chunk == groups:
             return self._chunk_vote_sums(rows, weight, parents)
-        checkpointed = torch.is_grad_enabled() and (rows.requires_grad or weight.requires_grad)
+        needs_grad = rows.requires_grad or weight.requires_grad or parents.requires_grad
+        checkpointed = torch.is_grad_enabled() and needs_grad
         pieces = []
         for start in range(0, groups, chunk):
             part = (rows[:, :, start : start + chunk], weight, parents[start : start + chunk])
