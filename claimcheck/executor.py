@@ -174,23 +174,22 @@ class LocalExecutor:
         if self.start_method == "forkserver":
             # Importing torch does not initialise CUDA, so forked workers may still use it.
             context.set_forkserver_preload(["claimcheck.worker", "numpy", "numpy.random", "torch"])
-        threads = self.threads
         waiting = deque(tasks)
         try:
             while waiting or any(slot.task is not None for slot in self._slots):
-                self._dispatch(waiting, context, threads)
+                self._dispatch(waiting, context)
                 finished = list(self._collect(listener))
-                self._dispatch(waiting, context, threads)  # they run while the caller stores
+                self._dispatch(waiting, context)  # they run while the caller stores
                 yield from finished
         finally:
             self._shutdown()
 
-    def _dispatch(self, waiting: deque[Task], context: Any, threads: int) -> None:
-        while waiting and (slot := self._idle_slot(context, threads)) is not None:
+    def _dispatch(self, waiting: deque[Task], context: Any) -> None:
+        while waiting and (slot := self._idle_slot(context)) is not None:
             slot.task, slot.sent, slot.started = waiting.popleft(), time.monotonic(), None
             slot.connection.send(slot.task)
 
-    def _idle_slot(self, context: Any, threads: int) -> _Slot | None:
+    def _idle_slot(self, context: Any) -> _Slot | None:
         for slot in self._slots:
             if slot.task is None:
                 return slot
@@ -200,7 +199,7 @@ class LocalExecutor:
 
         parent, child = context.Pipe()
         process = context.Process(
-            target=serve, args=(child, threads), name="claimcheck-worker", daemon=True
+            target=serve, args=(child, self.threads), name="claimcheck-worker", daemon=True
         )
         process.start()
         child.close()

@@ -44,7 +44,6 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from contextvars import ContextVar
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -252,15 +251,9 @@ class ResultStore:
 
     def _replace(self, path: Path, text: str) -> None:
         """Write ``path`` atomically; inside a run, leave its fsync to :meth:`sync`."""
-        if self._unsynced is None:
-            _atomic_write(path, text)
-            return
-        token = _FSYNC_DEFERRED.set(True)
-        try:
-            _atomic_write(path, text)
-        finally:
-            _FSYNC_DEFERRED.reset(token)
-        self._unsynced.add(path)
+        _atomic_write(path, text, durable=self._unsynced is None)
+        if self._unsynced is not None:
+            self._unsynced.add(path)
 
     def sync(self) -> None:
         """fsync the files this run wrote, then the folders, so that the whole run is durable."""
@@ -440,19 +433,15 @@ def _generations(result: Result | None) -> set[Path]:
             if isinstance(relative, str)}
 
 
-_FSYNC_DEFERRED: ContextVar[bool] = ContextVar("claimcheck_store_fsync_deferred", default=False)
-"""True while a run's write leaves its fsync to :meth:`ResultStore.sync`."""
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder (fsynced, unless a run
-    defers it) and a rename."""
+def _atomic_write(path: Path, text: str, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder and a rename; the temp file
+    is fsynced first unless the caller defers that (``durable=False``, a run's writes)."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            if not _FSYNC_DEFERRED.get():
+            if durable:
                 os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:

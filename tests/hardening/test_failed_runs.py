@@ -157,10 +157,10 @@ def test_a_failed_write_keeps_the_old_result_and_its_artifacts(
 
     real_write = store_module._atomic_write
 
-    def failing_write(path: Path, text: str) -> None:
+    def failing_write(path: Path, text: str, durable: bool = True) -> None:
         if path.suffix == ".json":
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(path, text)
+        real_write(path, text, durable)
 
     monkeypatch.setattr(store_module, "_atomic_write", failing_write)
     newer = dataclasses.replace(base, measured=2.0, artifacts={"curve_svg": "curve.svg"})
