@@ -126,7 +126,15 @@ class WindowDepthwiseConv2d(nn.Conv2d):
         if not (one_by_one and plain and rows >= k_h and cols >= k_w):
             return super().forward(x)
         window = x[..., :k_h, :k_w]  # (B, C, k_h, k_w)
-        h = (window * self.weight.view(-1, k_h, k_w)).sum(dim=(-2, -1))  # (B, C)
+        kernel = self.weight.view(-1, k_h, k_w)  # (C, k_h, k_w)
+        if x.is_contiguous(memory_format=torch.channels_last):
+            # Channels innermost, as the stem writes them: multiply and reduce over the window
+            # with C as the contiguous (vectorised) axis of both factors, 3-4x faster than the
+            # NCHW-shaped product on a channels-last input, forward and backward.
+            window, kernel = window.permute(0, 2, 3, 1), kernel.permute(1, 2, 0).contiguous()
+            h = (window * kernel).sum(dim=(1, 2))  # (B, C)
+        else:
+            h = (window * kernel).sum(dim=(-2, -1))  # (B, C)
         if self.bias is not None:
             h = h + self.bias
         return h.view(*h.shape, 1, 1)

@@ -55,16 +55,20 @@ def self_attention_routing(
     (then Σ_j (c_ji + b_ji) ≠ 1 in general), or c = softmax(logits + b) with ``prior="logits"``.
     v_j = squash(s_j) (eq. 2). ``log_prior`` is (j, i). Returns v (B, j, e) and the softmax
     output c (B, i, j), before an after-softmax prior is added.
+
+    Both contractions are broadcast products reduced with ``sum``: as einsums they became
+    batched matmuls with inner sizes 1 and 16 whose backward (outer products with K = 1) took
+    about half of the layer's training step on the CPU.
     """
-    total = u_hat.sum(dim=2)  # (B, j, e): Σ_k û_{j|k}
-    logits = torch.einsum("bjie,bje->bji", u_hat, total) / math.sqrt(scale_dim)
+    total = u_hat.sum(dim=2, keepdim=True)  # (B, j, 1, e): Σ_k û_{j|k}
+    logits = (u_hat * total).sum(dim=-1) / math.sqrt(scale_dim)  # (B, j, i)
     if log_prior is not None and prior == "logits":
         logits = logits + log_prior
     coupling = torch.softmax(logits, dim=1)  # over parents j
     weights = coupling
     if log_prior is not None and prior == "after_softmax":
         weights = coupling + log_prior
-    s = torch.einsum("bji,bjie->bje", weights, u_hat)
+    s = (weights.unsqueeze(-1) * u_hat).sum(dim=2)  # (B, j, e)
     return RoutingResult(squash_efficient(s, eps=eps), coupling.transpose(1, 2))
 
 

@@ -139,13 +139,15 @@ def test_decoders_shapes_ranges_and_parameter_counts(decoder, in_features, out_s
         (8, 3, 1, 5, True),  # a 3×3 map: the convolution itself
     ],
 )
+@pytest.mark.parametrize("layout", [torch.contiguous_format, torch.channels_last])
 def test_window_depthwise_conv_equals_the_depthwise_conv_with_gradients(
-    channels, kernel, stride, side, bias
+    channels, kernel, stride, side, bias, layout
 ):
     torch.manual_seed(0)
     conv = WindowDepthwiseConv2d(channels, channels, kernel, stride, groups=channels, bias=bias)
     conv.double()
-    x = torch.randn(3, channels, side, side, dtype=torch.float64, requires_grad=True)
+    x = torch.randn(3, channels, side, side, dtype=torch.float64).to(memory_format=layout)
+    x.requires_grad_()
     out = conv(x)
     expected = F.conv2d(x, conv.weight, conv.bias, stride, groups=channels)
     assert out.shape == expected.shape
