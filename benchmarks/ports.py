@@ -11,7 +11,10 @@ One interleaved run at 1 thread on the process's CPU clock (issue 17) gives:
   step's CPU time and by the peak FLOP/s.
 
     python benchmarks/ports.py --efficient-capsnet PATH --gram-ai PATH --bielski PATH \
-        --inverted PATH [--rounds 3] [--models efficient capsnet inverted]
+        --inverted PATH [--rounds 3] [--models efficient capsnet inverted] [--reuse-freed-memory]
+
+``--reuse-freed-memory`` makes the process keep its freed memory (``models.allocator``, as our
+training runs do) for both sides alike, so that neither pays page faults per step.
 
 Ports (any may be left out; the peak shares need none):
 
@@ -65,6 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # routing.py, a siblin
 
 from routing import median_times
 
+from models.allocator import reuse_freed_memory
 from models.capsules import count_parameters, label_mask, margin_loss
 from models.registry import build_model
 from models.train_schedules import resolve_schedule
@@ -293,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=list(INPUTS), choices=list(INPUTS))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument("--reuse-freed-memory", action="store_true")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -300,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    reused = args.reuse_freed_memory and reuse_freed_memory()
 
     nets = [ours(model) for model in args.models]
     for name, (model, build) in PORTS.items():
@@ -309,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     load_start = os.getloadavg()
     print(
         f"torch {torch.__version__}, {args.threads} thread(s), {args.clock} clock, "
-        f"{args.rounds} rounds, load average {load_start[0]:.2f} at start"
+        f"{args.rounds} rounds, load average {load_start[0]:.2f} at start, "
+        f"freed memory {'reused' if reused else 'returned to the kernel (glibc default)'}"
     )
     for net in nets:
         reference = next(n for n in nets if n.model == net.model and n.source == "ours")

@@ -149,6 +149,7 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
     probe trained networks, such as the equivariance ablation)."""
     import torch
 
+    from models.allocator import reuse_freed_memory
     from models.data import LabelledSplits, load_dataset
     from models.registry import build_model, model_config
     from models.train_artifacts import write_reconstruction_grid
@@ -216,6 +217,7 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
     loop = LoopSettings(epochs=epochs, device=device, amp=amp, time_limit_s=limit,
                         deadline=None if limit is None else started + float(limit),
                         multi_accuracy=multi_accuracy_rule(settings))
+    reuse_freed_memory()  # no page faults per step; see models.allocator
     runs = []
     for index, seed in enumerate(seeds):
         def report(message: str, fraction: float | None, index: int = index) -> None:
