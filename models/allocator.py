@@ -39,6 +39,6 @@ def reuse_freed_memory() -> bool:
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    mmap_set = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) == 1
-    trim_set = mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) == 1
-    return mmap_set and trim_set
+    mmap_set: int = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    trim_set: int = mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
+    return mmap_set == 1 and trim_set == 1
