@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor, nn
@@ -40,6 +40,48 @@ PriorMode = Literal["after_softmax", "logits"]
 _KERAS_TRUNC_STD = 0.87962566103423978  # std of a unit normal truncated at ±2
 
 
+class _Agreement(torch.autograd.Function):
+    """a_{j,i} = û_{j|i} · t_j for predictions (B, j, i, e) and totals t (B, j, e) (eq. 5).
+
+    The forward is the einsum, so FLOP counters see the matrix product the rule performs; the
+    backward is two broadcast products, because autograd's backward of that einsum is a batched
+    outer product (K = 1) that took about half of the layer's training step on the CPU.
+    """
+
+    @staticmethod
+    def forward(u_hat: Tensor, total: Tensor) -> Tensor:
+        return torch.einsum("bjie,bje->bji", u_hat, total)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        u_hat, total = ctx.saved_tensors
+        grad = grad.unsqueeze(-1)  # (B, j, i, 1)
+        return grad * total.unsqueeze(2), (grad * u_hat).sum(dim=2)
+
+
+class _WeightedSum(torch.autograd.Function):
+    """s_j = Σ_i w_{j,i} û_{j|i} for weights (B, j, i) and predictions (B, j, i, e) (eq. 4);
+    an einsum forward and a broadcast backward, as :class:`_Agreement`."""
+
+    @staticmethod
+    def forward(weights: Tensor, u_hat: Tensor) -> Tensor:
+        return torch.einsum("bji,bjie->bje", weights, u_hat)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
+        weights, u_hat = ctx.saved_tensors
+        grad = grad.unsqueeze(2)  # (B, j, 1, e)
+        return (u_hat * grad).sum(dim=-1), weights.unsqueeze(-1) * grad
+
+
 def self_attention_routing(
     u_hat: Tensor,
     scale_dim: int,
@@ -55,20 +97,16 @@ def self_attention_routing(
     (then Σ_j (c_ji + b_ji) ≠ 1 in general), or c = softmax(logits + b) with ``prior="logits"``.
     v_j = squash(s_j) (eq. 2). ``log_prior`` is (j, i). Returns v (B, j, e) and the softmax
     output c (B, i, j), before an after-softmax prior is added.
-
-    Both contractions are broadcast products reduced with ``sum``: as einsums they became
-    batched matmuls with inner sizes 1 and 16 whose backward (outer products with K = 1) took
-    about half of the layer's training step on the CPU.
     """
-    total = u_hat.sum(dim=2, keepdim=True)  # (B, j, 1, e): Σ_k û_{j|k}
-    logits = (u_hat * total).sum(dim=-1) / math.sqrt(scale_dim)  # (B, j, i)
+    total = u_hat.sum(dim=2)  # (B, j, e): Σ_k û_{j|k}
+    logits = _Agreement.apply(u_hat, total) / math.sqrt(scale_dim)  # (B, j, i)
     if log_prior is not None and prior == "logits":
         logits = logits + log_prior
     coupling = torch.softmax(logits, dim=1)  # over parents j
     weights = coupling
     if log_prior is not None and prior == "after_softmax":
         weights = coupling + log_prior
-    s = (weights.unsqueeze(-1) * u_hat).sum(dim=2)  # (B, j, e)
+    s = _WeightedSum.apply(weights, u_hat)  # (B, j, e)
     return RoutingResult(squash_efficient(s, eps=eps), coupling.transpose(1, 2))
 
 
