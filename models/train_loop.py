@@ -79,6 +79,7 @@ class LoopSettings:
     time_limit_s: float | None
     multi_accuracy: str = "both"
     eval_batch: int = 256
+    compile: bool = False  # torch.compile each seed's model (models.training, ``compile``)
 
 
 def check_deadline(settings: LoopSettings, run: SeedRun, where: str) -> None:
@@ -217,6 +218,8 @@ def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = build().to(settings.device)
+        if settings.compile:
+            model.compile()  # in place: parameter names and checkpoints are unchanged
         optimizer = schedule.make_optimizer(model.parameters())
         run, step = SeedRun(seed), 0
         saved = train_resume.load(checkpoint)

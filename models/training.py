@@ -21,6 +21,7 @@ Spec keys (a claim's ``args``)::
     epochs / train_size / eval_size / time_limit_s   # override budget defaults
     budgets: {smoke: {...}, short: {...}, full: {...}}  # per-budget overrides, any key above
     amp: true                       # bf16 autocast on cuda (default: only for logit models)
+    compile: true                   # torch.compile each seed's model (default false; below)
 
 Budgets are amounts of work, never a clock, so that a seed measures the same value on a slow
 laptop and a fast server (on CPU bit for bit, see :mod:`models.train_loop`): ``smoke`` trains
@@ -35,6 +36,13 @@ a claim may set its own ``time_limit_s``, past which the run raises ``BudgetExce
 of that run, never a verdict on fewer epochs). A result is ``exact`` only on the paper's dataset
 and test split, at ``full``, with a schedule that has no departures; otherwise ``proxy``, with the
 reasons listed.
+
+``compile: true`` compiles each seed's network (``nn.Module.compile``) before it trains: the same
+computation with fused elementwise kernels, equal up to rounding. It pays only for long runs: for
+Efficient-CapsNet on one CPU thread it took 44 s to compile and then saved 6% of a batch-16 step
+and 15% at batch 64, so about 20,000 steps to break even at batch 16 (``benchmarks/README.md``);
+the ``smoke`` and ``short`` budgets are far shorter, and every check runs in a fresh process.
+The result records it (``compile``).
 
 Every result says what guessing would score (``evaluation.chance``: 1/K for K classes; on
 MultiMNIST 1/45 when both digits must be right, 2/K per digit) and on how many held-out examples
@@ -81,7 +89,7 @@ BUDGET_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 SPEC_KEYS = {"model", "preset", "overrides", "dataset", "data_folder", "shift", "schedule",
              "schedule_overrides", "metric", "seeds", "epochs", "train_size", "eval_size",
-             "time_limit_s", "budgets", "amp", "allow_cpu_full", "multi_accuracy",
+             "time_limit_s", "budgets", "amp", "compile", "allow_cpu_full", "multi_accuracy",
              "train_pairs_per_image", "eval_pairs_per_image", "max_batch_size", "image_size"}
 REMOVED_KEYS = {"time_budget_s": "time_budget_s was removed: a budget is an amount of work "
                                  "(images, epochs, seeds), never a clock; set epochs or "
@@ -216,7 +224,8 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
     limit = settings.get("time_limit_s")
     loop = LoopSettings(epochs=epochs, device=device, amp=amp, time_limit_s=limit,
                         deadline=None if limit is None else started + float(limit),
-                        multi_accuracy=multi_accuracy_rule(settings))
+                        multi_accuracy=multi_accuracy_rule(settings),
+                        compile=bool(settings.get("compile", False)))
     reuse_freed_memory()  # no page faults per step; see models.allocator
     runs = []
     for index, seed in enumerate(seeds):
@@ -234,6 +243,7 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
     evaluated = len(held_out_for[seeds[0]].labels)
     result = summarise(settings, schedule, identity.as_dict(), base, runs, device, amp,
                        ctx.budget, evaluation_record(settings, base.num_classes, evaluated))
+    result["compile"] = loop.compile
     scratch = getattr(ctx, "scratch", None)
     models = [run.model for run in runs] if keep_models else []
     first, runs[0].model = runs[0].model, None
