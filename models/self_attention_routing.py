@@ -40,7 +40,15 @@ PriorMode = Literal["after_softmax", "logits"]
 _KERAS_TRUNC_STD = 0.87962566103423978  # std of a unit normal truncated at ±2
 
 
-class _Agreement(torch.autograd.Function):
+class _SavesInputs(torch.autograd.Function):
+    """Base of the two routing products below: both save their inputs for the backward."""
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
+        ctx.save_for_backward(*inputs)
+
+
+class _Agreement(_SavesInputs):
     """a_{j,i} = û_{j|i} · t_j for predictions (B, j, i, e) and totals t (B, j, e) (eq. 5).
 
     The forward is the einsum, so FLOP counters see the matrix product the rule performs; the
@@ -53,27 +61,19 @@ class _Agreement(torch.autograd.Function):
         return torch.einsum("bjie,bje->bji", u_hat, total)
 
     @staticmethod
-    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
-        ctx.save_for_backward(*inputs)
-
-    @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
         u_hat, total = ctx.saved_tensors
         grad = grad.unsqueeze(-1)  # (B, j, i, 1)
         return grad * total.unsqueeze(2), (grad * u_hat).sum(dim=2)
 
 
-class _WeightedSum(torch.autograd.Function):
+class _WeightedSum(_SavesInputs):
     """s_j = Σ_i w_{j,i} û_{j|i} for weights (B, j, i) and predictions (B, j, i, e) (eq. 4);
     an einsum forward and a broadcast backward, as :class:`_Agreement`."""
 
     @staticmethod
     def forward(weights: Tensor, u_hat: Tensor) -> Tensor:
         return torch.einsum("bji,bjie->bje", weights, u_hat)
-
-    @staticmethod
-    def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
-        ctx.save_for_backward(*inputs)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
