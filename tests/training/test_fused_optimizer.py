@@ -10,13 +10,18 @@ from torch import nn
 from models.train_schedules import Schedule, resolve_schedule
 
 
-def _trajectory(schedule: Schedule, fused: bool) -> torch.Tensor:
-    """Parameters after six steps of a small float64 net on fixed data."""
+def _flat(net: nn.Module) -> torch.Tensor:
+    return torch.cat([parameter.detach().flatten() for parameter in net.parameters()])
+
+
+def _trajectory(schedule: Schedule, fused: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Parameters before and after six steps of a small float64 net on fixed data."""
     generator = torch.Generator().manual_seed(0)
     net = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3)).double()
     for parameter in net.parameters():
         with torch.no_grad():
             parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64))
+    start = _flat(net)
     optimizer = (schedule.make_optimizer(net.parameters()) if fused
                  else schedule._optimizer(list(net.parameters())))
     for _ in range(6):
@@ -25,7 +30,7 @@ def _trajectory(schedule: Schedule, fused: bool) -> torch.Tensor:
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    return torch.cat([parameter.detach().flatten() for parameter in net.parameters()])
+    return start, _flat(net)
 
 
 @pytest.mark.parametrize(("model", "name"), [
@@ -33,17 +38,9 @@ def _trajectory(schedule: Schedule, fused: bool) -> torch.Tensor:
 ])
 def test_fused_optimizer_takes_the_loops_steps(model: str, name: str) -> None:
     schedule = resolve_schedule(model, name, None)
-    fused, loop = _trajectory(schedule, fused=True), _trajectory(schedule, fused=False)
-    moved = (loop - _trajectory_start()).abs().max()
-    assert moved > 1e-3  # the steps did move the parameters
+    (_, fused), (start, loop) = _trajectory(schedule, fused=True), _trajectory(schedule, False)
+    assert (loop - start).abs().max() > 1e-3  # the steps did move the parameters
     torch.testing.assert_close(fused, loop, rtol=1e-12, atol=1e-12)
-
-
-def _trajectory_start() -> torch.Tensor:
-    generator = torch.Generator().manual_seed(0)
-    shapes = [(16, 6), (16,), (3, 16), (3,)]
-    return torch.cat([torch.randn(shape, generator=generator, dtype=torch.float64).flatten()
-                      for shape in shapes])
 
 
 def test_cpu_optimizer_is_fused_where_this_torch_has_the_kernel() -> None:
