@@ -50,7 +50,14 @@ from claimcheck.errors import (
 )
 from claimcheck.loader import LoadedCard, load_card
 from claimcheck.locators import Locator, LocatorError, LocatorKind, parse_locator
-from claimcheck.markers import Role, claim_check, model_factory, timing_factory, trainer
+from claimcheck.markers import (
+    Role,
+    claim_check,
+    model_factory,
+    timing_factory,
+    trainer,
+    wrong_variant,
+)
 from claimcheck.verdict import (
     Judgement,
     Verdict,
@@ -124,4 +131,5 @@ __all__ = [
     "unknown_kind_message",
     "unverified",
     "within",
+    "wrong_variant",
 ]

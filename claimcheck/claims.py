@@ -133,6 +133,9 @@ class Claim(Strict):
     ``python``, ``platform``, or ``environment`` for all three) whose change makes the stored
     result stale: a timing ratio measured under another torch is not evidence about this one.
     Without it, the environment is provenance only, shown as a difference.
+    ``catches`` names the wrong variants (:mod:`claimcheck.variants`) its check must catch: a
+    power run (``claimcheck verify --power``) runs the check once under each; ``catches_note``
+    says why no variant applies.
     """
 
     id: Annotated[StrictStr, Field(pattern=CLAIM_ID_PATTERN)]
@@ -149,6 +152,8 @@ class Claim(Strict):
     tier: Annotated[Tier, Field(strict=False)] | None = None
     resources: Resources | None = None
     rerun_on: list[EnvironmentPart] = Field(default_factory=list)
+    catches: list[Annotated[StrictStr, Field(min_length=1)]] = Field(default_factory=list)
+    catches_note: Annotated[StrictStr, Field(min_length=1)] | None = None
 
     @model_validator(mode="after")
     def _check_or_reason(self) -> Claim:
@@ -179,6 +184,13 @@ class Claim(Strict):
             raise PydanticCustomError(
                 "claim_expect", "a claim without a check takes no expect or args", {}
             )
+        if self.check is None and self.catches:
+            raise PydanticCustomError(
+                "claim_catches", "catches lists wrong variants a check must catch, so it needs "
+                "a check", {},
+            )
+        if len(set(self.catches)) != len(self.catches):
+            raise PydanticCustomError("claim_catches", "catches lists a variant twice", {})
         return self
 
     @property

@@ -48,7 +48,7 @@ class ModuleRoot:
 
 
 _KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources",
-               "confidence"}
+               "confidence", "variants"}
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -63,6 +63,7 @@ class ProjectConfig:
     model_factory: str = "models.registry:build_model"
     trainer: str = "models.training:run_training"
     confidence: float = DEFAULT_CONFIDENCE
+    variants: tuple[str, ...] = ()
     raw: dict[str, object] = field(default_factory=dict, compare=False)
 
     def relative(self, path: Path) -> str:
@@ -157,6 +158,12 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
             or not 0.5 <= confidence < 1.0):
         raise ConfigError("[tool.claimcheck] confidence must be a number in [0.5, 1), the level "
                           "of the confidence intervals of training claims (e.g. 0.95)", where)
+    variants = table.get("variants", [])
+    if not isinstance(variants, list) or not all(
+            isinstance(v, str) and v and all(p.isidentifier() for p in v.split("."))
+            for v in variants):
+        raise ConfigError("[tool.claimcheck] variants must be a list of dotted module names "
+                          "(the catalogue of wrong variants, e.g. [\"models.variants\"])", where)
     roots = tuple((root / r).resolve() for r in roots_value)
     for resolved in roots:
         if resolved != root and root not in resolved.parents:
@@ -169,5 +176,6 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
         model_factory=text("model_factory", "models.registry:build_model"),
         trainer=text("trainer", "models.training:run_training"),
         confidence=float(confidence),
+        variants=tuple(variants),
         raw=dict(table),
     )

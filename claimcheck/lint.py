@@ -17,6 +17,8 @@ a file that leaves the wiki or is not a regular file          error
 a built-in kind's args that break its model, or name an      error
 unknown model, preset, config field or trainer key
 ``nan`` or ``inf`` in an expectation                         error
+a ``catches:`` name that does not resolve (did you mean)    error
+  (:mod:`claimcheck.lint_power`)
 a claim's stated basis that does not fit its check          error
 a claim whose basis is missing and cannot be inferred        warning
 a citation of a paper that has no paper card                 warning
@@ -46,6 +48,7 @@ from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
 from claimcheck.findings import Finding, Level
 from claimcheck.identifiers import PaperId, parse_paper_key
+from claimcheck.lint_power import catalogue_findings, catches_findings
 from claimcheck.lint_sources import source_findings
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
@@ -53,6 +56,7 @@ from claimcheck.plainpages import PlainPage
 from claimcheck.references import is_reference
 from claimcheck.sources.checker import QuoteChecker
 from claimcheck.trust import CallableSlot, callable_slots, resolve_reference
+from claimcheck.variants import load_catalogue
 from claimcheck.verdict import format_value
 from claimcheck.wiki import Wiki
 
@@ -72,7 +76,10 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
     slugs = {loaded.card.slug for loaded in wiki.cards}
     papers = wiki.papers()
     quotes = QuoteChecker(wiki.config)
+    catalogue = load_catalogue(wiki.config)
+    findings.extend(catalogue_findings(catalogue))
     for loaded in wiki.cards:
+        findings.extend(catches_findings(catalogue, loaded))
         findings.extend(_citation_findings(wiki, loaded, papers))
         findings.extend(source_findings(loaded, papers, quotes))
         if isinstance(loaded.card, PaperCard):

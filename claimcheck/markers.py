@@ -9,7 +9,10 @@ functions that carry the marker of that role can be chosen:
   (``params``/``shapes`` ``args.factory``);
 * ``@timing_factory`` on a function that returns a zero-argument callable to time
   (``timing`` ``args.a``/``args.b``);
-* ``@trainer`` on a trainer ``fn(spec, ctx) -> dict`` (``train`` ``args.trainer``).
+* ``@trainer`` on a trainer ``fn(spec, ctx) -> dict`` (``train`` ``args.trainer``);
+* ``@wrong_variant`` on a zero-argument function ``fn() -> None`` of a configured catalogue
+  (``[tool.claimcheck] variants``) that breaks the model in place, for one power run
+  (``catches:``, :mod:`claimcheck.variants`).
 
 ``claimcheck lint`` finds the markers with :mod:`ast`, without importing anything: the decorator
 must be written exactly as ``@claim_check`` or ``@claimcheck.claim_check`` (likewise for the
@@ -37,6 +40,7 @@ class Role(str, Enum):
     MODEL_FACTORY = "model_factory"
     TIMING_FACTORY = "timing_factory"
     TRAINER = "trainer"
+    WRONG_VARIANT = "wrong_variant"
 
     @property
     def decorator(self) -> str:
@@ -69,6 +73,13 @@ def timing_factory(function: F) -> F:
 def trainer(function: F) -> F:
     """Let a ``train`` claim name ``function`` as ``args.trainer``."""
     return _mark(function, Role.TRAINER)
+
+
+def wrong_variant(function: F) -> F:
+    """Let a claim list ``function`` in ``catches:``: called with no arguments in a check's own
+    process, right before the check runs, it breaks the model in place (a power run,
+    :mod:`claimcheck.power`). Its first docstring line describes the bug."""
+    return _mark(function, Role.WRONG_VARIANT)
 
 
 def marker_of(function: object) -> str | None:

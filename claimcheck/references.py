@@ -314,7 +314,7 @@ class SourceIndex:
                 temp.unlink()
 
 
-_INDEX_SCHEMA = 2
+_INDEX_SCHEMA = 3  # 3: @wrong_variant is a marker
 
 
 def local_imports(

@@ -54,6 +54,7 @@ _NOUNS = {
     Role.MODEL_FACTORY: "model factory",
     Role.TIMING_FACTORY: "timing factory",
     Role.TRAINER: "trainer",
+    Role.WRONG_VARIANT: "wrong variant",
 }
 
 ArgPath = tuple[str | int, ...]
