@@ -11,7 +11,6 @@ import contextlib
 import signal
 import subprocess
 import sys
-import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,14 +50,12 @@ def billion_laughs(levels: int = 9, width: int = 9) -> str:
 def test_alias_bomb_is_refused_fast_and_small(tmp_path: Path) -> None:
     path = _card(tmp_path, billion_laughs())
     tracemalloc.start()
-    started = time.perf_counter()
-    error = _refusal(path)
-    elapsed = time.perf_counter() - started
+    with _cpu_deadline(2.0):
+        error = _refusal(path)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert "aliases" in error.message
     assert error.line == 7  # the first line that uses an alias (*l0)
-    assert elapsed < 2.0
     assert peak < 20 * 1024**2
 
 
@@ -104,10 +101,9 @@ def test_python_tag_through_lint_and_verify_never_runs(tmp_path: Path) -> None:
 
 def test_card_over_the_size_limit_is_refused_without_parsing(tmp_path: Path) -> None:
     path = _card(tmp_path, "summary: " + "a" * (MAX_CARD_BYTES + 1) + "\n")
-    started = time.perf_counter()
-    error = _refusal(path)
+    with _cpu_deadline(2.0):
+        error = _refusal(path)
     assert "limit" in error.message and f"{MAX_CARD_BYTES:,}" in error.message
-    assert time.perf_counter() - started < 2.0
 
 
 @pytest.mark.parametrize("opener,closer", [("[", "]"), ("{a: ", "}")])
@@ -146,7 +142,7 @@ def test_huge_integer_is_a_located_error(tmp_path: Path) -> None:
 def test_many_open_citations_on_one_line_do_not_stall(tmp_path: Path) -> None:
     """Each ``[arxiv:`` opens a candidate; the line's one ``]`` must not be re-scanned for each."""
     path = _card(tmp_path, "", "[arxiv:" * 15_000 + "]\n")
-    with _deadline(5.0):
+    with _cpu_deadline(5.0):
         card = load_card(path)
     assert card.citation_problems
 
@@ -155,10 +151,9 @@ def test_many_valid_citations_load_in_linear_time(tmp_path: Path) -> None:
     citation = "[arxiv:2101.12491 tab. 2] "
     body = citation * ((MAX_CARD_BYTES - 200) // len(citation)) + "\n"
     path = _card(tmp_path, "", body)
-    started = time.perf_counter()
-    card = load_card(path)
+    with _cpu_deadline(20.0):
+        card = load_card(path)
     assert len(card.citations) == body.count("[arxiv:")
-    assert time.perf_counter() - started < 20.0
 
 
 def test_deep_blockquote_body_loads(tmp_path: Path) -> None:
@@ -167,19 +162,24 @@ def test_deep_blockquote_body_loads(tmp_path: Path) -> None:
 
 
 @contextlib.contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Fail the test when the block runs longer than ``seconds`` (SIGALRM, main thread only)."""
+def _cpu_deadline(seconds: float) -> Iterator[None]:
+    """Fail the block once it has used ``seconds`` of this process's own CPU time.
+
+    The budget counts the work the block does (ITIMER_PROF, SIGPROF), not the wall clock: other
+    processes on a busy machine delay the block without spending its budget, so the test tells
+    a quadratic parser from a loaded machine. Main thread only.
+    """
 
     def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
+        raise TimeoutError(f"still running after {seconds} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def _env(extra_path: Path | None = None) -> dict[str, str]:

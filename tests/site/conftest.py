@@ -7,9 +7,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_fixture import ENVIRONMENT
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
+PINNED_ENVIRONMENT = {**ENVIRONMENT, "torch": "9.9.9"}
+"""The "current" environment every in-process site build sees, so that a page never depends on
+the torch or Python it is built with: the stored results' own, but for torch, so the golden
+HTML always shows one "you have" note."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pinned_environment() -> Iterator[None]:
+    """Pin :func:`claimcheck.provenance.environment_info` for the whole session."""
+    import claimcheck.status
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(claimcheck.status, "environment_info", lambda: dict(PINNED_ENVIRONMENT))
+        yield
 
 
 @pytest.fixture
