@@ -13,11 +13,15 @@ Once the task arrives (:func:`child_main`) it moves to the project root, lowers 
 address-space limit (:mod:`claimcheck.limits`), resolves ``--device auto``, seeds the RNGs, runs
 the check (:func:`run_task`) and normalises the evidence
 (:func:`~claimcheck.checks.api.normalise_evidence`) before anything is sent to the worker.
+A power run's task names a wrong variant: it is applied after the check is resolved (its module
+imported) and right before the check runs (:func:`apply_variant`); the process, and with it
+every change the variant made, is discarded afterwards.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import signal
 import sys
@@ -166,6 +170,8 @@ def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Out
         _seed(task.seed, device)
         config = config or load_config(task.root)
         check = resolve_check(task.check, config)
+        if task.variant is not None:
+            apply_variant(task.variant, config)
         task.scratch.mkdir(parents=True, exist_ok=True)
         context = CheckContext(
             args=task.args, device=device, budget=task.budget, seed=task.seed,
@@ -174,6 +180,8 @@ def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Out
         return outcome(normalise_evidence(check.function(context)))
     except DataUnavailable as exc:
         return outcome(reason=_one_line(str(exc)) or "data unavailable")
+    except VariantError as exc:
+        return outcome(reason=exc.message, error=traceback.format_exc())
     except MemoryLimitError as exc:
         return outcome(reason=f"bad memory limit: {exc}", error=str(exc))
     except EvidenceError as exc:
@@ -184,6 +192,31 @@ def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Out
         message = _one_line(text) or "(no message)"
         return outcome(reason=f"check raised {type(exc).__name__}: {message}",
                        error=traceback.format_exc())
+
+
+class VariantError(ClaimcheckError):
+    """A wrong variant could not be loaded or applied: an error of that power run, never a
+    caught variant."""
+
+
+def apply_variant(reference: str, config: ProjectConfig) -> None:
+    """Break the model in this process: call the marked zero-argument wrong variant
+    ``reference`` (:mod:`claimcheck.variants`), which patches the content modules in place."""
+    from claimcheck.checks.resolve import load_callable
+    from claimcheck.markers import Role
+
+    try:
+        variant = load_callable(reference, config, Role.WRONG_VARIANT)
+        if inspect.signature(variant).parameters:
+            raise VariantError(f"wrong variant {reference!r} takes arguments; a wrong variant "
+                               "is a function of none")
+        variant()
+    except VariantError:
+        raise
+    except BaseException as exc:
+        text = exc.message if isinstance(exc, ClaimcheckError) else _safe_str(exc)
+        raise VariantError(f"wrong variant {reference!r} could not be applied: "
+                           f"{type(exc).__name__}: {_one_line(text)}") from exc
 
 
 def _fraction(value: Any) -> float | None:

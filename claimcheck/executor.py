@@ -52,6 +52,7 @@ class Task:
     timeout_s: float | None = None
     tier: str | None = None
     resources: dict[str, float | None] | None = None  # the claim's ``resources:``, if any
+    variant: str | None = None  # a wrong variant's ``module:function``, applied before the check
 
 
 @dataclass(frozen=True)

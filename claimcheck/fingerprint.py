@@ -132,6 +132,14 @@ class Fingerprinter:
         if "train" in kinds:
             yield self._reference(self.config.trainer, None)
 
+    def reference_sources(self, text: str, role: Role) -> dict[str, Any]:
+        """``{"sources": {path: sha256}, "problems": [...]}`` of the function ``text`` names for
+        ``role`` (its module, parent packages and local imports): what a wrong variant's power
+        results depend on besides the claim (:mod:`claimcheck.power`)."""
+        files, problem = self._reference(text, role)
+        return {"sources": {self._label(path): self._digest(path) for path in sorted(files)},
+                "problems": [problem] if problem else []}
+
     def _reference(self, text: str, role: Role | None) -> tuple[frozenset[Path], str | None]:
         """The files behind ``module:function``: its module, parent packages and local imports."""
         key = (text, role)

@@ -69,6 +69,7 @@ class ClaimRow:
     environment_note: str = ""
     interval: dict[str, Any] | None = None
     shown: str | None = None  # the measurement with its interval, chance and budget
+    power: dict[str, Any] | None = None  # claimcheck.power.ClaimPower.to_json(), where derived
 
     @property
     def errored(self) -> bool:

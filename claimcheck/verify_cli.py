@@ -28,6 +28,7 @@ from claimcheck.errors import ClaimcheckError, UsageError
 from claimcheck.executor import MAX_DEFAULT_JOBS, Executor, TaskEvent, default_jobs
 from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
+from claimcheck.power_run import PowerReport, add_power, run_power
 from claimcheck.recheck import changed_result_claims
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
 from claimcheck.wiki import Wiki
@@ -94,6 +95,11 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recheck-results-changed-since", metavar="GIT_REF",
                         help="also re-run every claim whose result file differs from GIT_REF "
                         "(CI: the base of a pull request), so a committed result is re-made")
+    parser.add_argument("--power", action="store_true",
+                        help="then run each verified claim's check once per wrong variant it "
+                        "lists in catches: (only those missing or stale), and report what it "
+                        "caught; a training claim's variants run at its result's budget, never "
+                        "above --budget (docs/power.md)")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="local process pool (default), or a Ray cluster")
     parser.add_argument("--ray-address", metavar="ADDRESS",
@@ -227,17 +233,28 @@ def run_verify(ns: argparse.Namespace) -> int:
         console = Console(stderr=True, highlight=False)
         with ProgressDisplay(console, echo=style is OutputFormat.TEXT) as display:
             report = verify(wiki, options, display, executor)
+            power = _power(ns, wiki, options, report.interrupted, display, executor)
     else:
         report = verify(wiki, options, executor=executor)
-    render(report.rows, style, sys.stdout, debug=getattr(ns, "debug", False))
-    if report.interrupted:
+        power = _power(ns, wiki, options, report.interrupted, None, executor)
+    rows = add_power(report.rows, wiki)
+    render(rows, style, sys.stdout, debug=getattr(ns, "debug", False))
+    if report.interrupted or (power is not None and power.interrupted):
         print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    if any(row.errored for row in report.rows):
+    if any(row.errored for row in report.rows) or (power is not None and power.errored):
         return ExitCode.CHECK_ERRORS
     if ns.fail_on == "contradicted" and report.contradicted:
         return ExitCode.CONTRADICTED
     return ExitCode.OK
+
+
+def _power(ns: argparse.Namespace, wiki: Wiki, options: RunOptions, interrupted: bool,
+           display: ProgressDisplay | None, executor: Executor | None) -> PowerReport | None:
+    """With ``--power`` (and the ordinary run not interrupted), the power runs."""
+    if not ns.power or interrupted:
+        return None
+    return run_power(wiki, options, display, executor)
 
 
 def run_status(ns: argparse.Namespace) -> int:
@@ -251,10 +268,9 @@ def run_status(ns: argparse.Namespace) -> int:
         return ExitCode.USAGE
     store = ResultStore(wiki.config.results)
     quotes = QuoteChecker(wiki.config)
-    rows = [
-        stored_row(status, wiki, quotes) for status in collect_status(wiki, store)
-        if matches(status.ref, ns.only)
-    ]
+    statuses = collect_status(wiki, store)
+    rows = add_power([stored_row(status, wiki, quotes) for status in statuses
+                      if matches(status.ref, ns.only)], wiki, statuses)
     style = OutputFormat(ns.format)
     if style is OutputFormat.TEXT:
         render_status(rows, sys.stdout)

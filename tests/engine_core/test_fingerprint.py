@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from claimcheck.fingerprint import Fingerprinter, canonical_json, claim_fingerprint
+from claimcheck.references import _INDEX_SCHEMA as INDEX_SCHEMA
 from claimcheck.wiki import load_wiki
 
 if TYPE_CHECKING:
@@ -158,16 +159,17 @@ def test_source_cache_persists_and_notices_edits(card_project: MiniProject, tmp_
 
 @pytest.mark.parametrize(
     "content",
-    ["{broken", "[]", '{"schema": 2, "files": {"ALPHA": 3}}',
-     '{"schema": 2, "files": {"ALPHA": {"stamp": "x", "imports": 5}}}',
-     '{"schema": 2, "files": {"ALPHA": {"stamp": STAMP, "imports": 5}}}'],
+    ["{broken", "[]", '{"schema": SCHEMA, "files": {"ALPHA": 3}}',
+     '{"schema": SCHEMA, "files": {"ALPHA": {"stamp": "x", "imports": 5}}}',
+     '{"schema": SCHEMA, "files": {"ALPHA": {"stamp": STAMP, "imports": 5}}}'],
 )
 def test_damaged_source_cache_is_ignored(
     card_project: MiniProject, tmp_path: Path, content: str
 ) -> None:
     alpha = card_project.root / "models/alpha_net.py"
     stamp = json.dumps([alpha.stat().st_mtime_ns, alpha.stat().st_size])
-    content = content.replace("ALPHA", str(alpha)).replace("STAMP", stamp)
+    content = (content.replace("ALPHA", str(alpha)).replace("STAMP", stamp)
+               .replace("SCHEMA", str(INDEX_SCHEMA)))
     wiki = load_wiki(card_project.config)
     plain = Fingerprinter(card_project.config)
     expected = [plain.fingerprint(ref.claim) for ref in wiki.claims()]
@@ -175,7 +177,7 @@ def test_damaged_source_cache_is_ignored(
     cached = Fingerprinter(card_project.config, cache_dir=tmp_path)
     assert [cached.fingerprint(ref.claim) for ref in wiki.claims()] == expected
     cached.save()
-    assert json.loads((tmp_path / "sources.json").read_text("utf-8"))["schema"] == 2
+    assert json.loads((tmp_path / "sources.json").read_text("utf-8"))["schema"] == INDEX_SCHEMA
 
 
 def test_tool_sources_are_left_to_the_version(

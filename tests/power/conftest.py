@@ -111,9 +111,10 @@ EXTRA_FILES = {
 VARIANTS_SETTING = 'variants = ["tinymodels.variants"]\n'
 
 
-def power_claim(claim_id: str, catches: Sequence[str], **extra: Any) -> dict[str, Any]:
-    """A claim of ``scale(3.0) == 6`` that lists ``catches``."""
-    return claim(claim_id, "tinymodels.powerchecks:scales_three", {"equals": 6.0},
+def power_claim(claim_id: str, catches: Sequence[str], expect: Mapping[str, Any] | None = None,
+                **extra: Any) -> dict[str, Any]:
+    """A claim of ``scale(3.0) == 6`` (or ``expect``) that lists ``catches``."""
+    return claim(claim_id, "tinymodels.powerchecks:scales_three", expect or {"equals": 6.0},
                  basis="implementation", catches=list(catches), **extra)
 
 

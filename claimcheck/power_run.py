@@ -1,0 +1,219 @@
+"""``claimcheck verify --power``: run each verified claim's check once per listed wrong variant.
+
+After the ordinary verify (which re-runs only what is missing or stale), :func:`run_power` plans
+one task per (claim, listed variant) whose power run is missing or stale (all of them with
+``--force``), for the selected claims that are verified and fresh (:mod:`claimcheck.power`).
+Each task is the claim's own task (check, args, seed, time limit, resources) with the variant's
+reference: the worker runs it in a fresh process, like every check, and the child applies the
+variant right before the check runs (:func:`claimcheck.child.apply_variant`), so nothing of a
+variant outlives its task or reaches another check. Each outcome is judged against the claim's
+``expect`` exactly as a normal run's is, and written to the power store as soon as it arrives.
+
+Bounds. A training claim's variants run at the budget of the claim's stored result, never above
+this run's ``--budget``: a claim verified at ``short`` has its variants run only by ``verify
+--power --budget short`` (at the default ``smoke`` they stay "not run"). Everything else runs at
+the run's budget, which only training uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from claimcheck.cards import Tier
+from claimcheck.checks.resolve import claim_tier
+from claimcheck.errors import ClaimcheckError
+from claimcheck.executor import Executor, LocalExecutor, Outcome, Task
+from claimcheck.fingerprint import Fingerprinter
+from claimcheck.output import ClaimRow
+from claimcheck.paths import scrub
+from claimcheck.planning import RunOptions, matches, refusal, timeout_for
+from claimcheck.power import ClaimPower, claim_power, power_budget, variant_fingerprint
+from claimcheck.power_store import PowerStore, VariantRun
+from claimcheck.provenance import now_iso
+from claimcheck.recording import judged, with_output
+from claimcheck.result import budget_rank
+from claimcheck.status import StoredStatus, collect_status
+from claimcheck.store import ResultStore, result_stem
+from claimcheck.variants import Catalogue, WrongVariant, load_catalogue
+from claimcheck.verdict import Verdict
+from claimcheck.wiki import Wiki
+
+__all__ = ["PowerJob", "PowerReport", "add_power", "plan_power", "run_power"]
+
+KEY_SEPARATOR = "#"
+"""Between a claim's global id and a variant's name in a power task's key."""
+
+
+@dataclass(frozen=True)
+class PowerJob:
+    """One power run to do: a claim, one of its variants, its fingerprint and its task."""
+
+    status: StoredStatus
+    variant: WrongVariant
+    fingerprint: str
+    task: Task
+
+
+@dataclass
+class PowerReport:
+    """What a power run did: how many variant runs it made and how many errored."""
+
+    ran: int = 0
+    errored: int = 0
+    interrupted: bool = False
+
+
+def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
+               catalogue: Catalogue, fingerprints: Fingerprinter, scratch: Path
+               ) -> list[PowerJob]:
+    """The power runs this run must make (see the module docstring)."""
+    store = PowerStore(wiki.config.results)
+    jobs: list[PowerJob] = []
+    for status in statuses:
+        claim = status.ref.claim
+        if not claim.catches or claim.check is None:
+            continue
+        power = claim_power(status, catalogue, store, fingerprints, wiki.config.confidence)
+        if not power.applicable or refusal(status, wiki.config, options):
+            continue
+        budget = power_budget(status, options.budget)
+        if budget_rank(budget) > budget_rank(options.budget):
+            continue
+        runs = store.read(status.ref.global_id)
+        for name in claim.catches:
+            try:
+                variant = catalogue.resolve(name, fingerprints.index)
+            except ClaimcheckError:
+                continue  # lint's error; the view shows it as unknown
+            fingerprint = variant_fingerprint(status, variant, fingerprints)
+            run = runs.get(name)
+            if run is not None and run.fingerprint == fingerprint and not options.force:
+                continue
+            task = _task(status, variant, budget, options, scratch, wiki.config.root)
+            jobs.append(PowerJob(status, variant, fingerprint, task))
+    return jobs
+
+
+def _task(status: StoredStatus, variant: WrongVariant, budget: str, options: RunOptions,
+          scratch: Path, root: Path) -> Task:
+    ref = status.ref
+    try:
+        tier = claim_tier(ref.claim)
+    except ClaimcheckError:
+        tier = Tier.UNIT
+    key = f"{ref.global_id}{KEY_SEPARATOR}{variant.name}"
+    return Task(
+        key, ref.claim.check or "", dict(ref.claim.args), options.device, budget, options.seed,
+        scratch / f"{result_stem(ref.global_id)}.{variant.name}", root,
+        timeout_for(tier, options), tier.value,
+        ref.claim.resources.model_dump() if ref.claim.resources else None,
+        variant=variant.reference,
+    )
+
+
+def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
+              executor: Executor | None = None) -> PowerReport:
+    """Make every power run :func:`plan_power` plans, storing each as it arrives.
+
+    ``listener`` may have the methods of :class:`claimcheck.runner.RunListener`.
+    Raises :class:`~claimcheck.errors.StoreError` when another verify holds the store's lock.
+    """
+    report = PowerReport()
+    results = ResultStore(wiki.config.results)
+    store = PowerStore(wiki.config.results)
+    with results.run_lock(wait=False), tempfile.TemporaryDirectory(prefix="claimcheck-") as tmp:
+        statuses = [s for s in collect_status(wiki, results) if matches(s.ref, options.only)]
+        fingerprints = Fingerprinter(wiki.config, cache_dir=results.folder / "cache")
+        catalogue = load_catalogue(wiki.config, fingerprints.index)
+        jobs = {job.task.key: job
+                for job in plan_power(wiki, statuses, options, catalogue, fingerprints,
+                                      Path(tmp))}
+        _call(listener, "planned", len(jobs), options.device)
+        if not jobs:
+            return report
+        running: Iterator[Outcome] = (executor or LocalExecutor(options.jobs)).run(
+            [job.task for job in jobs.values()],
+            lambda event: _call(listener, "task_event", event))
+        try:
+            for outcome in running:
+                job = jobs[outcome.key]
+                run = _variant_run(job, outcome, wiki)
+                stored = store.read(job.status.ref.global_id)
+                listed = set(job.status.ref.claim.catches)
+                kept = {name: r for name, r in stored.items() if name in listed}
+                store.write(job.status.ref.global_id, {**kept, job.variant.name: run})
+                report.ran += 1
+                report.errored += outcome.errored
+                _call(listener, "finished", _progress_row(job, run))
+        except KeyboardInterrupt:
+            report.interrupted = True
+        finally:
+            close = getattr(running, "close", None)
+            if close is not None:
+                close()
+    return report
+
+
+def _variant_run(job: PowerJob, outcome: Outcome, wiki: Wiki) -> VariantRun:
+    root = wiki.config.root
+    verdict, reason = judged(job.status.ref, outcome, wiki.config.confidence)
+    evidence = outcome.evidence
+    details = with_output(evidence.details if evidence else "", outcome.output)
+    return VariantRun(
+        reference=job.variant.reference, fingerprint=job.fingerprint, verdict=verdict.value,
+        reason=scrub(reason, root), measured=evidence.measured if evidence else None,
+        fidelity=evidence.fidelity.value if evidence else None, details=scrub(details, root),
+        error=None if outcome.error is None else scrub(outcome.error, root),
+        budget=job.task.budget, duration_s=round(outcome.duration_s, 4), timestamp=now_iso(),
+        interval=evidence.interval if evidence else None,
+    )
+
+
+def _progress_row(job: PowerJob, run: VariantRun) -> ClaimRow:
+    """A row for a progress display's echo line: the task's key, the verdict under the variant.
+    """
+    ref = job.status.ref
+    caught = "caught" if run.verdict != Verdict.VERIFIED.value else "MISSED"
+    label = "errored" if run.errored else caught
+    return ClaimRow(job.task.key, str(ref.card.path), ref.line, ref.claim.statement,
+                    run.verdict, f"{label}: {run.reason}" if run.reason else label,
+                    run.measured, None, run.fidelity, False, run.duration_s, job.task.tier,
+                    run.budget, None, error=run.error)
+
+
+def _call(listener: object | None, method: str, *args: object) -> None:
+    function = getattr(listener, method, None)
+    if callable(function):
+        function(*args)
+
+
+def add_power(rows: list[ClaimRow], wiki: Wiki,
+              statuses: list[StoredStatus] | None = None) -> list[ClaimRow]:
+    """``rows`` with each checked claim's power section (``ClaimRow.power``) derived from the
+    store; ``statuses`` are read from the store when not given and a claim lists variants."""
+    refs = {ref.global_id: ref for ref in wiki.claims()}
+    listing = any(ref.claim.catches for ref in refs.values())
+    if statuses is None and listing:
+        statuses = collect_status(wiki, ResultStore(wiki.config.results))
+    by_id = {status.ref.global_id: status for status in statuses or []}
+    results = wiki.config.results
+    store = PowerStore(results)
+    fingerprints = Fingerprinter(wiki.config, cache_dir=results / "cache")
+    catalogue = load_catalogue(wiki.config, fingerprints.index) if listing else None
+    shown: list[ClaimRow] = []
+    for row in rows:
+        ref = refs.get(row.claim)
+        if ref is None or ref.claim.check is None:
+            shown.append(row)
+            continue
+        status = by_id.get(row.claim)
+        if status is None or catalogue is None:
+            power = ClaimPower((), ref.claim.catches_note)
+        else:
+            power = claim_power(status, catalogue, store, fingerprints, wiki.config.confidence)
+        shown.append(dataclasses.replace(row, power=power.to_json()))
+    return shown

@@ -1,0 +1,160 @@
+"""Power results: ``<results>/power/<stem>.json``, one file per claim, beside its result.
+
+The file holds, for each wrong variant the claim lists (by card name), what one power run of the
+claim's check under that variant gave::
+
+    {"schema": 1, "claim": "2101.12491/x",
+     "variants": {"uniform-coupling": {
+         "reference": "models.variants.dynamic:uniform_coupling", "fingerprint": "sha256 hex",
+         "verdict": "contradicted", "reason": "...", "measured": 0.1, "fidelity": "exact",
+         "interval": null, "details": "...", "error": null, "budget": "smoke",
+         "duration_s": 0.4, "timestamp": "2026-12-02T06:00:00+00:00"}}}
+
+Like a result, a power entry is evidence, not an authority: every view judges its measurement
+again against the card's current ``expect`` (:mod:`claimcheck.power`), and its fingerprint (the
+claim's fingerprint with the variant's sources) decides whether it is stale. A file that is not
+a regular file, is too large or does not parse reads as no power results, with a warning; it
+never crashes the tool. Writes are atomic (a temp file, then a rename) and happen only inside a
+verify run, which holds the store's run lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+import warnings
+from contextlib import suppress
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from claimcheck.errors import StoreError
+from claimcheck.store import StoreWarning, result_stem
+
+__all__ = ["MAX_POWER_BYTES", "PowerStore", "VariantRun"]
+
+POWER_SCHEMA = 1
+MAX_POWER_BYTES = 4_000_000
+_TEXT_KEEP = 4_000
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """What one power run of a claim's check under one wrong variant gave, as stored."""
+
+    reference: str
+    fingerprint: str
+    verdict: str
+    reason: str
+    measured: Any
+    fidelity: str | None
+    details: str
+    error: str | None
+    budget: str
+    duration_s: float
+    timestamp: str
+    interval: dict[str, Any] | None = None
+
+    @property
+    def errored(self) -> bool:
+        """The run produced no measurement because something failed (not the claim's verdict)."""
+        return self.error is not None and self.measured is None
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form (details and error bounded)."""
+        data = asdict(self)
+        for key in ("details", "error", "reason"):
+            if isinstance(data[key], str):
+                data[key] = data[key][:_TEXT_KEEP]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> VariantRun:
+        """Parse one entry; raises :class:`ValueError` on anything malformed."""
+        if not isinstance(data, dict):
+            raise ValueError("a variant entry is not an object")
+        text = {key: data.get(key) for key in ("reference", "fingerprint", "verdict", "budget",
+                                               "timestamp")}
+        if not all(isinstance(value, str) for value in text.values()):
+            raise ValueError("a variant entry lacks reference, fingerprint, verdict, budget or "
+                             "timestamp")
+        if text["verdict"] not in ("verified", "contradicted", "unverified"):
+            raise ValueError(f"unknown verdict {text['verdict']!r}")
+        duration = data.get("duration_s", 0.0)
+        interval = data.get("interval")
+        optional = {key: data.get(key) for key in ("fidelity", "error")}
+        if (not all(v is None or isinstance(v, str) for v in optional.values())
+                or not isinstance(duration, (int, float)) or isinstance(duration, bool)
+                or not (interval is None or isinstance(interval, dict))):
+            raise ValueError("a variant entry has a field of the wrong type")
+        return cls(
+            reference=str(text["reference"]), fingerprint=str(text["fingerprint"]),
+            verdict=str(text["verdict"]), reason=str(data.get("reason") or ""),
+            measured=data.get("measured"), fidelity=optional["fidelity"],
+            details=str(data.get("details") or ""), error=optional["error"],
+            budget=str(text["budget"]), duration_s=float(duration),
+            timestamp=str(text["timestamp"]), interval=interval,
+        )
+
+
+class PowerStore:
+    """The ``power/`` folder of a results store."""
+
+    def __init__(self, results: Path) -> None:
+        self.folder = results / "power"
+
+    def path_of(self, global_id: str) -> Path:
+        """The power file of ``global_id`` (which may not exist)."""
+        return self.folder / f"{result_stem(global_id)}.json"
+
+    def read(self, global_id: str) -> dict[str, VariantRun]:
+        """The stored runs of ``global_id`` by variant name; empty when missing or unusable."""
+        path = self.path_of(global_id)
+        try:
+            info = path.lstat()
+        except OSError:
+            return {}
+        if not stat.S_ISREG(info.st_mode):
+            return self._ignore(path, "not a regular file")
+        if info.st_size > MAX_POWER_BYTES:
+            return self._ignore(path, f"{info.st_size:,} bytes, over {MAX_POWER_BYTES:,}")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("claim") != global_id:
+                raise ValueError(f"it does not hold the power results of {global_id!r}")
+            variants = data.get("variants")
+            if not isinstance(variants, dict):
+                raise ValueError("no variants object")
+            return {str(name): VariantRun.from_json(entry) for name, entry in variants.items()}
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            return self._ignore(path, str(exc))
+
+    def write(self, global_id: str, runs: dict[str, VariantRun]) -> None:
+        """Replace the power file of ``global_id`` with ``runs``, atomically."""
+        path = self.path_of(global_id)
+        text = json.dumps({"schema": POWER_SCHEMA, "claim": global_id,
+                           "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
+                          indent=2, sort_keys=True, default=str) + "\n"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if self.folder.is_symlink() or not self.folder.is_dir():
+                raise OSError("the power folder is not a folder")
+            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(temp, path)
+            except BaseException:
+                with suppress(OSError):
+                    os.unlink(temp)
+                raise
+        except OSError as exc:
+            raise StoreError(f"cannot write power results: {exc.strerror or exc}",
+                             str(path)) from None
+
+    def _ignore(self, path: Path, why: str) -> dict[str, VariantRun]:
+        warnings.warn(f"ignoring power results {path.name} ({' '.join(why.split())}); its "
+                      "variants count as not run", StoreWarning, stacklevel=3)
+        return {}

@@ -1,0 +1,125 @@
+"""``claimcheck verify --power``: one isolated run per listed variant, judged against the claim's
+expect, stored beside the result and re-run only when the claim or the variant changes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.config import load_config
+from claimcheck.power_run import run_power
+from claimcheck.power_store import PowerStore
+from claimcheck.runner import RunOptions
+from claimcheck.wiki import load_wiki
+from tests.engine.conftest import claim
+from tests.power.conftest import power_claim, write_power_project
+
+ARXIV = "2101.00023"
+
+
+def _verify(root: Path, *extra: str) -> tuple[int, dict[str, dict[str, Any]]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["verify", str(root / "wiki"), "--format", "json", "--device", "cpu",
+                     "--jobs", "1", *extra])
+    return code, {row["claim"].split("/", 1)[1]: row for row in json.loads(out.getvalue())}
+
+
+def _power(root: Path, **options: Any) -> int:
+    wiki = load_wiki(load_config(root))
+    return run_power(wiki, RunOptions(device="cpu", jobs=1, **options)).ran
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_power_project(tmp_path / "p", {ARXIV: [
+        power_claim("caught", ["wrong-factor", "negative-factor"]),
+        # Run after "caught" in the same worker: a leaked wrong-factor would make it caught.
+        power_claim("missed", ["unused-offset"]),
+        power_claim("contradicted", ["wrong-factor"], expect={"equals": 7.0}),
+        claim("plain", "tinymodels.checks:holds", {"holds": True}, basis="implementation"),
+    ]})
+
+
+def test_caught_and_missed_variants(project: Path) -> None:
+    code, rows = _verify(project, "--power")
+    assert code == 0
+    caught = rows["caught"]["power"]
+    assert caught["summary"] == "catches 2 of 2 listed wrong variants"
+    states = {v["name"]: (v["state"], v["verdict"], v["measured"]) for v in caught["variants"]}
+    assert states == {"wrong-factor": ("caught", "contradicted", 9.0),
+                      "negative-factor": ("caught", "contradicted", -6.0)}
+    missed = rows["missed"]["power"]
+    assert missed["summary"] == "catches 0 of 1: misses unused-offset"
+    assert missed["missed"] == ["unused-offset"]
+    assert rows["plain"]["power"]["summary"] == "no wrong variant listed"
+
+
+def test_no_power_for_a_claim_that_is_not_verified(project: Path) -> None:
+    _, rows = _verify(project, "--power")
+    assert rows["contradicted"]["verdict"] == "contradicted"
+    power = rows["contradicted"]["power"]
+    assert not power["applicable"] and "not verified" in power["why"]
+    assert PowerStore(project / ".claimcheck").read(f"{ARXIV}/contradicted") == {}
+
+
+def test_a_variant_never_leaks_into_the_ordinary_verdicts(project: Path) -> None:
+    _verify(project, "--power")
+    before = (project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text()
+    _, rows = _verify(project, "--force")
+    assert rows["caught"]["verdict"] == "verified" and rows["caught"]["measured"] == 6.0
+    assert rows["missed"]["verdict"] == "verified"
+    after = json.loads((project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text())
+    assert json.loads(before)["measured"] == after["measured"] == 6.0
+
+
+def test_a_broken_variant_is_an_error_not_a_catch(tmp_path: Path) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", ["broken-variant"])]})
+    code, rows = _verify(root, "--power")
+    assert code == 1
+    variant, = rows["a"]["power"]["variants"]
+    assert variant["state"] == "errored"
+    assert "could not be applied: RuntimeError: the variant itself is broken" in variant["note"]
+
+
+def test_power_reruns_only_what_changed(project: Path) -> None:
+    _verify(project, "--power")
+    assert _power(project) == 0
+    variants = project / "tinymodels/variants/deeper/sign.py"
+    variants.write_text(variants.read_text() + "\n# touched\n")
+    assert _power(project) == 1  # only negative-factor lives in that file
+    card = next((project / "wiki/papers").glob("*.md"))
+    card.write_text(card.read_text().replace("Statement of caught.", "Changed statement."))
+    _, rows = _verify(project)
+    assert rows["caught"]["power"]["summary"].startswith("catches 0 of 2")
+    assert "stale" in rows["caught"]["power"]["summary"]
+    assert _power(project) == 2
+    assert _power(project, force=True) == 3
+
+
+def test_stale_claim_result_shows_power_as_not_measured(project: Path) -> None:
+    _verify(project, "--power")
+    card = next((project / "wiki/papers").glob("*.md"))
+    card.write_text(card.read_text().replace("Statement of caught.", "Changed statement."))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["status", str(project / "wiki"), "--format", "json"])
+    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(out.getvalue())}
+    assert rows["caught"]["power"]["why"] == "the claim's result is stale"
+    assert rows["missed"]["power"]["summary"] == "catches 0 of 1: misses unused-offset"
+
+
+def test_a_forged_power_entry_is_judged_again(project: Path) -> None:
+    _verify(project, "--power")
+    path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
+    data = json.loads(path.read_text())
+    data["variants"]["unused-offset"]["verdict"] = "contradicted"
+    path.write_text(json.dumps(data))
+    _, rows = _verify(project)
+    assert rows["missed"]["power"]["missed"] == ["unused-offset"]
