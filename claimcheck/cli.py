@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _lint(ns: argparse.Namespace) -> int:
-    from claimcheck.lint import Level, lint_wiki
+    from claimcheck.lint import Level, lint_wiki, strict
     from claimcheck.wiki import card_files, load_cards, load_wiki
 
     target = Path(ns.path) if ns.path else None
@@ -39,6 +39,8 @@ def _lint(ns: argparse.Namespace) -> int:
     else:
         wiki = load_wiki(config, target)
     findings = lint_wiki(wiki)
+    if ns.strict:
+        findings = strict(findings)
     if ns.format == "json":
         print(json.dumps([
             {"path": f.path, "line": f.line, "col": f.col, "level": f.level.value,
@@ -124,6 +126,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     lint = commands.add_parser("lint", help="check cards before anything runs")
     lint.add_argument("path", nargs="?", help="wiki folder or card file (default: the wiki)")
     lint.add_argument("--format", choices=["text", "json", "github"], default="text")
+    lint.add_argument("--strict", action="store_true",
+                      help="make the warnings CI must not pass errors: a listed wrong variant "
+                      "that the claim's check does not catch")
     lint.set_defaults(handler=_lint)
 
     new = commands.add_parser("new", help="write a new card that passes lint")

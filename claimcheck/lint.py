@@ -19,6 +19,8 @@ unknown model, preset, config field or trainer key
 ``nan`` or ``inf`` in an expectation                         error
 a ``catches:`` name that does not resolve (did you mean)    error
   (:mod:`claimcheck.lint_power`)
+a listed wrong variant that the stored power run shows       warning
+  missed (``--strict``: error)
 a claim's stated basis that does not fit its check          error
 a claim whose basis is missing and cannot be inferred        warning
 a citation of a paper that has no paper card                 warning
@@ -35,6 +37,7 @@ Lint never imports torch or the project's content code: check references are res
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -48,7 +51,12 @@ from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
 from claimcheck.findings import Finding, Level
 from claimcheck.identifiers import PaperId, parse_paper_key
-from claimcheck.lint_power import catalogue_findings, catches_findings
+from claimcheck.lint_power import (
+    STRICT_RULES,
+    catalogue_findings,
+    catches_findings,
+    power_findings,
+)
 from claimcheck.lint_sources import source_findings
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
@@ -63,7 +71,14 @@ from claimcheck.wiki import Wiki
 PLACEHOLDER = "TODO"
 """What ``claimcheck new`` writes where metadata is unknown (kept in step with scaffold.py)."""
 
-__all__ = ["Finding", "Level", "lint_wiki"]
+__all__ = ["Finding", "Level", "lint_wiki", "strict"]
+
+
+def strict(findings: list[Finding]) -> list[Finding]:
+    """``findings`` as ``lint --strict`` reports them: the warnings of
+    :data:`~claimcheck.lint_power.STRICT_RULES` become errors."""
+    return [dataclasses.replace(f, level=Level.ERROR)
+            if f.rule in STRICT_RULES and f.level is Level.WARNING else f for f in findings]
 
 def lint_wiki(wiki: Wiki) -> list[Finding]:
     """Every finding of the wiki, sorted by place."""
@@ -78,6 +93,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
     quotes = QuoteChecker(wiki.config)
     catalogue = load_catalogue(wiki.config)
     findings.extend(catalogue_findings(catalogue))
+    findings.extend(power_findings(wiki, catalogue))
     for loaded in wiki.cards:
         findings.extend(catches_findings(catalogue, loaded))
         findings.extend(_citation_findings(wiki, loaded, papers))

@@ -25,6 +25,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, TextIO
 
 from claimcheck.cards import Expect
+from claimcheck.power_output import missed_message, power_lines, power_summary
 from claimcheck.verdict import Verdict, describe_expect, format_value
 
 if TYPE_CHECKING:  # rich is imported by the text formats only
@@ -176,6 +177,8 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
             f"[yellow]{len(stale_rows)} stale result(s)[/]: shown from an earlier run whose "
             "inputs have changed; run `claimcheck verify` to refresh them."
         )
+    for line in power_lines(list(rows)):
+        console.print(line, markup=False)
     if debug:
         for row in problems:
             if row.error:
@@ -247,6 +250,10 @@ def github_lines(rows: list[ClaimRow]) -> list[str]:
                          if row.secondary_source else "")
             message += f" (basis: {row.basis}{secondary})"
         lines.append(github_command(command, row.card, row.line, message))
+    for row in rows:
+        missed = missed_message(row)
+        if missed:
+            lines.append(github_command("warning", row.card, row.line, missed))
     return lines
 
 
@@ -261,7 +268,8 @@ def junit_xml(rows: list[ClaimRow]) -> str:
         )
         properties = ElementTree.SubElement(case, "properties")
         for name, value in (("basis", _basis(row)), ("quote_state", row.quote_state),
-                            ("secondary_source", row.secondary_source)):
+                            ("secondary_source", row.secondary_source),
+                            ("power", power_summary(row))):
             if value:
                 ElementTree.SubElement(properties, "property", name=name, value=value)
         text = f"measured {row.measured_text()}, expected {expected_text(row.expected)}"
@@ -275,8 +283,10 @@ def junit_xml(rows: list[ClaimRow]) -> str:
         elif row.verdict == "unverified":
             tallies["skipped"] += 1
             ElementTree.SubElement(case, "skipped", message=row.reason)
-        if row.stale:
-            ElementTree.SubElement(case, "system-out").text = "stale: inputs changed since it ran"
+        notes = [note for note in ("stale: inputs changed since it ran" if row.stale else None,
+                                   missed_message(row)) if note]
+        if notes:
+            ElementTree.SubElement(case, "system-out").text = "\n".join(notes)
     for key in ("failures", "errors", "skipped"):
         suite.set(key, str(tallies[key]))
     body = ElementTree.tostring(suite, encoding="unicode")
@@ -300,6 +310,7 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     if any(row.secondary_source for row in rows):
         totals.append("†: the claim's locator or figure rests on a secondary source (see "
                       "`secondary_source` in its card or the JSON output)")
+    totals += power_lines(list(rows))
     if not out.isatty():
         out.writelines(_plain_status_line(row) + "\n" for row in rows)
         out.writelines(line + "\n" for line in totals)

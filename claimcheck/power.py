@@ -216,7 +216,7 @@ def _state(status: StoredStatus, name: str, catalogue: Catalogue, runs: dict[str
         return VariantState(name, State.STALE, **base,
                             note="the claim, the variant's code or the budget changed since")
     if run.errored:
-        return VariantState(name, State.ERRORED, **base, note=run.error or run.reason)
+        return VariantState(name, State.ERRORED, **base, note=run.reason or "it errored")
     state = State.MISSED if verdict == Verdict.VERIFIED.value else State.CAUGHT
     return VariantState(name, state, **base)
 

@@ -1,0 +1,103 @@
+"""Power in every view: the lint finding (warning; error with --strict), and the power section
+of status text, JSON, JUnit and GitHub output; missing and stale power results show as such."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from claimcheck.cli import main
+from tests.power.conftest import power_claim, write_power_project
+
+ARXIV = "2101.00023"
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = write_power_project(tmp_path_factory.mktemp("views"), {ARXIV: [
+        power_claim("caught", ["wrong-factor"]),
+        power_claim("missed", ["wrong-factor", "unused-offset"]),
+    ]})
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["verify", str(root / "wiki"), "--power", "--device", "cpu", "-j", "1"]) == 0
+    return root
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def _card_line(root: Path, path: str, line: int) -> str:
+    return (root / path).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_missed_variant_is_a_warning_at_its_name(measured: Path) -> None:
+    code, text = _run("lint", str(measured / "wiki"), "--format", "json")
+    findings = [f for f in json.loads(text) if f["rule"] == "variant-missed"]
+    assert code == 0
+    finding, = findings
+    assert finding["level"] == "warning"
+    assert "wrong variant 'unused-offset' is not caught" in finding["message"]
+    assert "unused-offset" in _card_line(measured, finding["path"], finding["line"])
+
+
+def test_missed_variant_is_an_error_with_strict(measured: Path) -> None:
+    code, text = _run("lint", str(measured / "wiki"), "--strict", "--format", "json")
+    assert code == 1
+    levels = {f["rule"]: f["level"] for f in json.loads(text)}
+    assert levels["variant-missed"] == "error"
+
+
+def test_json_section(measured: Path) -> None:
+    _, text = _run("status", str(measured / "wiki"), "--format", "json")
+    rows = {row["claim"]: row["power"] for row in json.loads(text)}
+    missed = rows[f"{ARXIV}/missed"]
+    assert missed["summary"] == "catches 1 of 2: misses unused-offset"
+    assert (missed["listed"], missed["caught"], missed["missed"]) == (2, 1, ["unused-offset"])
+    assert rows[f"{ARXIV}/caught"]["summary"] == "catches 1 of 1 listed wrong variants"
+
+
+def test_junit_section(measured: Path) -> None:
+    _, text = _run("status", str(measured / "wiki"), "--format", "junit")
+    cases = {case.get("name"): case for case in ElementTree.fromstring(text.split("\n", 1)[1])}
+    missed = cases[f"{ARXIV}/missed"]
+    power = {p.get("name"): p.get("value") for p in missed.iter("property")}["power"]
+    assert power == "catches 1 of 2: misses unused-offset"
+    assert "misses unused-offset" in (missed.findtext("system-out") or "")
+    assert cases[f"{ARXIV}/caught"].find("system-out") is None
+
+
+def test_github_and_text(measured: Path) -> None:
+    _, text = _run("status", str(measured / "wiki"), "--format", "github")
+    warnings = [line for line in text.splitlines() if "misses unused-offset" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("::warning file=wiki/papers/")
+    _, plain = _run("status", str(measured / "wiki"))
+    assert "power: 1 of 2 verified claim(s) that list wrong variants catch all of them" in plain
+    assert f"{ARXIV}/missed: catches 1 of 2: misses unused-offset" in plain
+
+
+def test_missing_and_stale_power_results(measured: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(measured, copy)
+    shutil.rmtree(copy / ".claimcheck" / "power")
+    _, text = _run("status", str(copy / "wiki"), "--format", "json")
+    power = {row["claim"]: row["power"] for row in json.loads(text)}[f"{ARXIV}/missed"]
+    assert power["summary"] == "catches 0 of 2: not run wrong-factor, unused-offset"
+    code, lint = _run("lint", str(copy / "wiki"), "--strict", "--format", "json")
+    assert code == 0 and {f["rule"] for f in json.loads(lint)} >= {"power-not-run"}
+    shutil.rmtree(copy)
+    shutil.copytree(measured, copy)
+    variants = copy / "tinymodels/variants/scale.py"
+    variants.write_text(variants.read_text() + "\n# touched\n")
+    _, text = _run("status", str(copy / "wiki"), "--format", "json")
+    power = {row["claim"]: row["power"] for row in json.loads(text)}[f"{ARXIV}/missed"]
+    assert power["summary"] == "catches 0 of 2: stale wrong-factor, unused-offset"
