@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
 from claimcheck.identifiers import paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
-from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
+from claimcheck.site.views import ClaimView, SourceLink, Tally, power_share, tally
 
 ClaimHref = Callable[[ClaimView], str]
 _SEPARATOR = "\x00"
@@ -180,6 +180,7 @@ class Renderer:
             basis_meanings=basis_meanings(),
             contradicted=[claim for claim in claims if claim.verdict == "contradicted"],
             stale=[claim for claim in claims if claim.stale],
+            power=power_share(claims),
             claim_href=claim_href,
             legend_href=legend_href,
         )

@@ -26,7 +26,7 @@ from claimcheck.site.render import (
     tiers_summary,
 )
 from claimcheck.site.siteindex import build_index
-from claimcheck.site.views import ClaimView, SourceLink, tally
+from claimcheck.site.views import ClaimView, SourceLink, power_share, tally
 
 _SYMBOLS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|!#~])")
@@ -67,6 +67,8 @@ def _verdict_cell(claim: ClaimView) -> str:
         cell += " (stale)"
     if claim.errored:
         cell += " (error)"
+    if claim.power:
+        cell += f"<br>{escape_markdown(claim.power)}"
     return cell
 
 
@@ -100,6 +102,13 @@ def markdown_report(
         for claim in claims
         if claim.stale
     ] or ["None."]
+    share = power_share(claims)
+    if share is not None:
+        lines += ["", "## Power (wrong variants the checks catch)", "",
+                  f"{share.all_caught} of {share.counted} verified claims that list wrong "
+                  f"variants catch all of them; {share.unlisted} checked claims list none.", ""]
+        lines += [f"- `{claim.global_id}`: {escape_markdown(claim.power)}" for claim in claims
+                  if claim.power_all_caught is False]
     lines += ["", "## Per basis (what each verdict is evidence of)", "",
               "| basis | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
     lines += [

@@ -6,10 +6,11 @@ is read from the store and every claim with a check is "unverified: never run".
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
@@ -18,6 +19,9 @@ from claimcheck.plainpages import PlainPage
 from claimcheck.site.about import needs_quotes
 from claimcheck.site.views import ClaimView, SourceLink, build_view
 from claimcheck.wiki import Wiki, load_wiki
+
+if TYPE_CHECKING:
+    from claimcheck.status import StoredStatus
 
 CURVE_ARTIFACT = "curve_svg"
 Page = TypeVar("Page", LoadedCard, PlainPage)
@@ -107,7 +111,8 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     from claimcheck.store import ResultStore
 
     store = ResultStore(results)
-    for status in collect_status(wiki, store):
+    statuses = collect_status(wiki, store)
+    for status in statuses:
         curve = None
         if status.result is not None:
             curve = store.artifact_path(status.result, CURVE_ARTIFACT)
@@ -117,4 +122,27 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             status.ref, status.result, status.stale, config, curve, sources, quotes,
             status.stale_reason, status.environment_note,
         )
+    if config.variants:
+        _add_power(index, statuses, config, results)
     return index
+
+
+def _add_power(index: SiteIndex, statuses: list[StoredStatus], config: ProjectConfig,
+               results: Path) -> None:
+    """Each checked claim's power (:mod:`claimcheck.power`), for a project with a catalogue."""
+    from claimcheck.fingerprint import Fingerprinter
+    from claimcheck.power import claim_power
+    from claimcheck.power_store import PowerStore
+    from claimcheck.variants import load_catalogue
+
+    fingerprints = Fingerprinter(config, cache_dir=results / "cache")
+    catalogue = load_catalogue(config, fingerprints.index)
+    store = PowerStore(results)
+    for status in statuses:
+        view = index.views.get(status.ref.global_id)
+        if view is None or status.ref.claim.check is None:
+            continue
+        power = claim_power(status, catalogue, store, fingerprints, config.confidence)
+        counted = bool(power.variants) and power.applicable
+        index.views[status.ref.global_id] = dataclasses.replace(
+            view, power=power.summary(), power_all_caught=power.all_caught if counted else None)

@@ -77,6 +77,12 @@ class ClaimView:
     stale_reason: str = ""
     environment_note: str = ""
     """How the environment of the stored run differs from this one (provenance, not staleness)."""
+    power: str = ""
+    """What the claim would have caught (:mod:`claimcheck.power`): ``catches 3 of 3 listed
+    wrong variants``; empty where the project has no catalogue of wrong variants."""
+    power_all_caught: bool | None = None
+    """Whether every listed variant is caught; ``None`` unless the claim is verified and lists
+    variants (the dashboard's share counts only those)."""
 
     @property
     def anchor(self) -> str:
@@ -106,6 +112,27 @@ class Tally:
     def as_pairs(self) -> list[tuple[str, int]]:
         """``[(verdict, count)]`` in legend order."""
         return [(name, getattr(self, name)) for name in VERDICTS]
+
+
+@dataclass(frozen=True)
+class PowerShare:
+    """The dashboard's power line: verified claims whose listed variants are all caught, of
+    those that list variants, and the checked claims that list none."""
+
+    all_caught: int
+    counted: int
+    unlisted: int
+
+
+def power_share(claims: Iterable[ClaimView]) -> PowerShare | None:
+    """The share of verified claims whose listed variants are all caught (``None`` where the
+    project has no catalogue, so no claim shows power)."""
+    shown = [claim for claim in claims if claim.power]
+    if not shown:
+        return None
+    counted = [claim.power_all_caught for claim in shown if claim.power_all_caught is not None]
+    unlisted = sum(claim.power.startswith("no wrong variant") for claim in shown)
+    return PowerShare(sum(counted), len(counted), unlisted)
 
 
 def tally(claims: Iterable[ClaimView]) -> Tally:

@@ -13,6 +13,10 @@ from xml.etree import ElementTree
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.config import load_config
+from claimcheck.site.citeview import ClaimLinks, HoverCard
+from claimcheck.site.render import Renderer
+from claimcheck.site.siteindex import build_index
 from tests.power.conftest import power_claim, write_power_project
 
 ARXIV = "2101.00023"
@@ -101,3 +105,30 @@ def test_missing_and_stale_power_results(measured: Path, tmp_path: Path) -> None
     _, text = _run("status", str(copy / "wiki"), "--format", "json")
     power = {row["claim"]: row["power"] for row in json.loads(text)}[f"{ARXIV}/missed"]
     assert power["summary"] == "catches 0 of 2: stale wrong-factor, unused-offset"
+
+
+def test_site_shows_power_in_card_table_and_dashboard(measured: Path) -> None:
+    config = load_config(measured)
+    index = build_index(config, config.wiki, config.results)
+    views = sorted(index.views.values(), key=lambda view: view.global_id)
+    renderer = Renderer()
+    table = renderer.claims_table(views, lambda _: None, lambda _: None)
+    assert "catches 1 of 1 listed wrong variants" in table
+    assert "catches 1 of 2: misses unused-offset" in table
+    card = HoverCard("c", tuple(views), {v.global_id: ClaimLinks("#row") for v in views})
+    hover = renderer.hover_cards([card])
+    assert "power: catches 1 of 2: misses unused-offset" in hover
+    dashboard = renderer.dashboard(views, {}, lambda _: "#", None)
+    assert ("Power: 1 of 2 verified claims that list wrong variants catch all of them (50%)"
+            in " ".join(dashboard.split()))
+
+
+def test_site_without_a_catalogue_shows_no_power(tmp_path: Path) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", [])]})
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('variants = ["tinymodels.variants"]', ""))
+    config = load_config(root)
+    config.results.mkdir()  # a store, so that power would be read if there were a catalogue
+    views = list(build_index(config, config.wiki, config.results).views.values())
+    assert [view.power for view in views] == [""]
+    assert "Power:" not in Renderer().dashboard(views, {}, lambda _: "#", None)
