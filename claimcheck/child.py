@@ -47,6 +47,8 @@ from claimcheck.limits import (
 )
 
 Send = Callable[[tuple[Any, ...]], None]
+CHECK_RAISED = "check raised"
+"""How the reason of an outcome whose check raised begins (``check raised ValueError: ...``)."""
 PROGRESS_INTERVAL_S = 0.05
 
 
@@ -190,7 +192,7 @@ def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Out
     except BaseException as exc:  # a check's failure (even SystemExit) is a verdict, not a crash
         text = exc.message if isinstance(exc, ClaimcheckError) else _safe_str(exc)
         message = _one_line(text) or "(no message)"
-        return outcome(reason=f"check raised {type(exc).__name__}: {message}",
+        return outcome(reason=f"{CHECK_RAISED} {type(exc).__name__}: {message}",
                        error=traceback.format_exc())
 
 

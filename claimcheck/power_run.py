@@ -25,6 +25,7 @@ from pathlib import Path
 
 from claimcheck.cards import Tier
 from claimcheck.checks.resolve import claim_tier
+from claimcheck.child import CHECK_RAISED
 from claimcheck.errors import ClaimcheckError
 from claimcheck.executor import Executor, LocalExecutor, Outcome, Task
 from claimcheck.fingerprint import Fingerprinter
@@ -147,7 +148,7 @@ def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
                 kept = {name: r for name, r in stored.items() if name in listed}
                 store.write(job.status.ref.global_id, {**kept, job.variant.name: run})
                 report.ran += 1
-                report.errored += outcome.errored
+                report.errored += run.errored
                 _call(listener, "finished", _progress_row(job, run))
         except KeyboardInterrupt:
             report.interrupted = True
@@ -169,8 +170,17 @@ def _variant_run(job: PowerJob, outcome: Outcome, wiki: Wiki) -> VariantRun:
         fidelity=evidence.fidelity.value if evidence else None, details=scrub(details, root),
         error=None if outcome.error is None else scrub(outcome.error, root),
         budget=job.task.budget, duration_s=round(outcome.duration_s, 4), timestamp=now_iso(),
-        interval=evidence.interval if evidence else None,
+        interval=evidence.interval if evidence else None, raised=_check_raised(outcome),
     )
+
+
+def _check_raised(outcome: Outcome) -> bool:
+    """Whether the claim's check itself raised under the variant: the claim is then no longer
+    verified because of the broken model, so the variant counts as caught. Running out of the
+    memory limit is the machine's limit, not the check's answer: it counts as errored."""
+    return (outcome.evidence is None and outcome.error is not None
+            and outcome.reason.startswith(f"{CHECK_RAISED} ")
+            and not outcome.reason.startswith(f"{CHECK_RAISED} MemoryError"))
 
 
 def _progress_row(job: PowerJob, run: VariantRun) -> ClaimRow:

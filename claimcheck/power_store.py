@@ -56,11 +56,15 @@ class VariantRun:
     duration_s: float
     timestamp: str
     interval: dict[str, Any] | None = None
+    raised: bool = False
+    """The claim's check itself raised under the variant (the broken model made it fail)."""
 
     @property
     def errored(self) -> bool:
-        """The run produced no measurement because something failed (not the claim's verdict)."""
-        return self.error is not None and self.measured is None
+        """No measurement, and not because the check raised: the variant could not be applied,
+        the process died or passed its safety net, data was missing. Such a run says nothing
+        about the check, so its variant is neither caught nor missed."""
+        return self.measured is None and not self.raised
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (details and error bounded)."""
@@ -83,6 +87,9 @@ class VariantRun:
         if text["verdict"] not in ("verified", "contradicted", "unverified"):
             raise ValueError(f"unknown verdict {text['verdict']!r}")
         duration = data.get("duration_s", 0.0)
+        raised = data.get("raised", False)
+        if not isinstance(raised, bool):
+            raise ValueError("a variant entry's raised is not a boolean")
         interval = data.get("interval")
         optional = {key: data.get(key) for key in ("fidelity", "error")}
         if (not all(v is None or isinstance(v, str) for v in optional.values())
@@ -95,7 +102,7 @@ class VariantRun:
             measured=data.get("measured"), fidelity=optional["fidelity"],
             details=str(data.get("details") or ""), error=optional["error"],
             budget=str(text["budget"]), duration_s=float(duration),
-            timestamp=str(text["timestamp"]), interval=interval,
+            timestamp=str(text["timestamp"]), interval=interval, raised=raised,
         )
 
 

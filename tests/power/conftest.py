@@ -1,9 +1,10 @@
 """A throw-away project with a tiny catalogue of wrong variants, for the power tests.
 
 It is the engine tests' project (``tinymodels``, :mod:`tests.engine.conftest`) plus a module
-whose one constant a check measures, a check of it, and ``tinymodels/variants/``: a variant that
-breaks that constant (caught), one that breaks something the check never reads (missed), and one
-that raises.
+whose one constant a check measures, a check of it, and ``tinymodels/variants/``: variants that
+break that constant (caught), one that makes the check raise (caught), one that changes something
+the check never reads (missed), one that cannot be applied (errored), and names the catalogue
+must not list (unmarked, private, rebound).
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ def wrong_factor() -> None:
 def unused_offset() -> None:
     """Change a constant the formula reads only at x = 0 (so scale(3.0) cannot see it)."""
     scale.UNUSED = 1.0
+
+
+@wrong_variant
+def no_factor() -> None:
+    """The factor is missing: the formula itself fails."""
+    scale.FACTOR = None
 
 
 @wrong_variant

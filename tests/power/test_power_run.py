@@ -88,6 +88,15 @@ def test_a_broken_variant_is_an_error_not_a_catch(tmp_path: Path) -> None:
     assert "could not be applied: RuntimeError: the variant itself is broken" in variant["note"]
 
 
+def test_a_check_that_raises_under_the_variant_catches_it(tmp_path: Path) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", ["no-factor"])]})
+    code, rows = _verify(root, "--power")
+    assert code == 0
+    variant, = rows["a"]["power"]["variants"]
+    assert (variant["state"], variant["verdict"]) == ("caught", "unverified")
+    assert variant["reason"].startswith("check raised TypeError")
+
+
 def test_power_reruns_only_what_changed(project: Path) -> None:
     _verify(project, "--power")
     assert _power(project) == 0
