@@ -17,6 +17,7 @@ Every name a card lists still passes the trust boundary
 
 from __future__ import annotations
 
+import ast
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,13 +117,45 @@ def load_catalogue(config: ProjectConfig, index: SourceIndex | None = None) -> C
             facts = index.facts(path)
             if facts is None or facts.error is not None:
                 continue
-            for function, roles in sorted((facts.markers or {}).items()):
-                if Role.WRONG_VARIANT.value not in roles or function.startswith("_"):
-                    continue
+            marked = sorted(name for name, roles in (facts.markers or {}).items()
+                            if Role.WRONG_VARIANT.value in roles and not name.startswith("_"))
+            for function in marked:
                 line = facts.defs.get(function, ("", 1))[1]
                 _add(catalogue, WrongVariant(card_name(function), f"{dotted}:{function}",
                                              path, line))
+            if marked:
+                catalogue.problems.extend(_shape_problems(path, set(marked)))
     return catalogue
+
+
+def _shape_problems(path: Path, marked: set[str]) -> list[CatalogueProblem]:
+    """A marked variant that is not a plain ``def`` of no arguments: it could not be called as
+    the power run calls it (an ``async def`` would only make a coroutine and patch nothing)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    problems = []
+    for node in tree.body:
+        if getattr(node, "name", None) not in marked:
+            continue
+        if isinstance(node, ast.ClassDef):
+            why = "is a class"
+        elif isinstance(node, ast.AsyncFunctionDef):
+            why = "is an async def"
+        elif isinstance(node, ast.FunctionDef) and _takes_arguments(node.args):
+            why = "takes arguments"
+        else:
+            continue
+        problems.append(CatalogueProblem(
+            path, node.lineno, f"wrong variant {card_name(node.name)!r} {why}; a wrong variant "
+            "is a plain function of no arguments that breaks the model when called"))
+    return problems
+
+
+def _takes_arguments(arguments: ast.arguments) -> bool:
+    return bool(arguments.posonlyargs or arguments.args or arguments.vararg
+                or arguments.kwonlyargs or arguments.kwarg)
 
 
 def _add(catalogue: Catalogue, variant: WrongVariant) -> None:

@@ -131,3 +131,21 @@ def test_schema_has_the_two_fields() -> None:
     claim = card_json_schema()["$defs"]["Claim"]["properties"]
     assert claim["catches"]["type"] == "array"
     assert "catches_note" in claim
+
+
+@pytest.mark.parametrize(("source", "why"), [
+    ("def takes(x):\n    pass\n", "takes arguments"),
+    ("def takes(*, x=1):\n    pass\n", "takes arguments"),
+    ("async def takes():\n    pass\n", "is an async def"),
+    ("class takes:\n    pass\n", "is a class"),
+])
+def test_a_variant_that_cannot_be_called_bare_is_an_error(tmp_path: Path, source: str,
+                                                          why: str) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", [])]})
+    (root / "tinymodels/variants/odd.py").write_text(
+        f"from claimcheck import wrong_variant\n\n\n@wrong_variant\n{source}", encoding="utf-8")
+    problems = [f for f in lint_wiki(load_wiki(load_config(root)))
+                if f.rule == "variant-catalogue"]
+    assert [(p.path, p.line, p.level) for p in problems] == [
+        ("tinymodels/variants/odd.py", 5, Level.ERROR)]
+    assert f"wrong variant 'takes' {why}" in problems[0].message
