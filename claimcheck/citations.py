@@ -2,7 +2,10 @@
 
 Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
 
-    citation  = "[" , paper-ref , " " , locator , { ", " , locator } , [ " " , quote ] , "]" ;
+    citation  = "[" , paper-ref , " " , locator , { ", " , locator } , { " #" , claim-name } ,
+                [ " " , quote ] , "]" ;
+    claim-name = lower-or-digit , { lower-or-digit } , { ( "-" | "_" ) , lower-or-digit ,
+                 { lower-or-digit } } ;   (* a claim id of the cited paper's card *)
     paper-ref = arxiv-ref | doi-ref | openreview-ref | url-ref ;
     arxiv-ref = "arxiv:" , arxiv-id , [ "v" , number ] ;   (* version >= 1 *)
     doi-ref   = "doi:" , doi-id ;
@@ -20,6 +23,12 @@ Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.locators`)::
 
 A quote is a short verbatim passage of the paper inside the cited locator; it is checked against
 the paper's cached source like a claim's quote (:mod:`claimcheck.sources`).
+
+A claim name says which of the claims at the locator the sentence states:
+``[arxiv:2101.12491 tab. 2 #mnist-params]``. A broad locator (``p. 1``, ``tab. 1``, ``§4``)
+covers many claims; the named ones are the citation's badge, the others stay in its hover card.
+Lint reports a name that is not a claim of the paper, or not at the cited locator, as an error
+(with "did you mean"), and a locator covering more than five claims with no name as a warning.
 
 Where a citation counts: an opening ``[`` followed by a scheme (``arxiv``, ``doi``,
 ``openreview`` or ``url``, any case) and then ``:`` (or white space and a digit).
@@ -40,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from claimcheck.claims import CLAIM_ID_PATTERN
 from claimcheck.codespans import code_regions, inside
 from claimcheck.identifiers import SCHEMES, IdentifierError, PaperId, check_identifier
 from claimcheck.locators import Locator, LocatorError, parse_locator
@@ -57,6 +67,7 @@ _SCHEME = re.compile(r"[A-Za-z]+")
 _NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
 _OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
 _VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
+_CLAIM_NAME = re.compile(CLAIM_ID_PATTERN.strip("^$"))
 MAX_QUOTE_LENGTH = 300
 MAX_CITATION_LENGTH = 600
 """A candidate with no ``]`` within this many characters is unclosed (bounds the scan's work)."""
@@ -93,6 +104,8 @@ class Citation(NamedTuple):
     in_code: bool
     text: str
     quote: str | None = None
+    claims: tuple[str, ...] = ()
+    """The claim ids the citation names (``#mnist-params``), in the order written."""
 
     @property
     def key(self) -> str:
@@ -113,7 +126,8 @@ class Citation(NamedTuple):
         version = "" if self.version is None else f"v{self.version}"
         locators = ", ".join(str(locator) for locator in self.locators)
         quote = "" if self.quote is None else f' "{self.quote}"'
-        return f"[{self.scheme}:{self.id}{version} {locators}{quote}]"
+        names = "".join(f" #{name}" for name in self.claims)
+        return f"[{self.scheme}:{self.id}{version} {locators}{names}{quote}]"
 
 
 @dataclass(frozen=True)
@@ -134,15 +148,16 @@ def parse_citation(
 
     Raises :class:`CitationSyntaxError` with a 1-based column inside ``text``.
     """
-    scheme, identifier, version, locators, quote = _parse_parts(text)
-    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text, quote)
+    scheme, identifier, version, locators, quote, names = _parse_parts(text)
+    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text, quote,
+                    names)
 
 
 @functools.lru_cache(maxsize=4096)
 def _parse_parts(
     text: str,
-) -> tuple[str, str, int | None, tuple[Locator, ...], str | None]:
-    """The scheme, id, version, locators and quote of a citation (cached: cards repeat them)."""
+) -> tuple[str, str, int | None, tuple[Locator, ...], str | None, tuple[str, ...]]:
+    """The scheme, id, version, locators, quote and claim names of a citation (cached)."""
     if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
         raise CitationSyntaxError("a citation is enclosed in '[' and ']'", 1)
     inner_end = len(text) - 1
@@ -177,9 +192,36 @@ def _parse_parts(
         )
     if text[id_end] != " " or text[id_end + 1 : id_end + 2].isspace():
         raise CitationSyntaxError("expected one space between the id and the locator", id_end + 1)
-    quote, locators_end = _parse_quote(text, id_end + 1, inner_end)
+    quote, names_end = _parse_quote(text, id_end + 1, inner_end)
+    names, locators_end = _parse_names(text, id_end + 1, names_end)
     locators = _parse_locators(text, id_end + 1, locators_end)
-    return scheme, identifier, version, locators, quote
+    return scheme, identifier, version, locators, quote, names
+
+
+def _parse_names(text: str, start: int, stop: int) -> tuple[tuple[str, ...], int]:
+    """The ``#claim-name`` words before ``stop``, and where the locators end."""
+    first = text.find(" #", start, stop)
+    if first == -1:
+        if "#" in text[start:stop]:
+            raise CitationSyntaxError(
+                "a claim name follows the locators after one space", text.index("#", start) + 1,
+                "write it like `[arxiv:2101.12491 tab. 2 #mnist-params]`")
+        return (), stop
+    names: list[str] = []
+    pos = first + 1
+    while pos < stop:
+        end = text.find(" ", pos, stop)
+        end = stop if end == -1 else end
+        word = text[pos:end]
+        if not word.startswith("#") or _CLAIM_NAME.fullmatch(word[1:]) is None:
+            raise CitationSyntaxError(
+                f"not a claim name: {word!r}", pos + 1,
+                "claim names are a card's claim ids after '#', separated by one space")
+        if word[1:] in names:
+            raise CitationSyntaxError(f"claim {word} is named twice", pos + 1)
+        names.append(word[1:])
+        pos = end + 1
+    return tuple(names), first
 
 
 def _parse_quote(text: str, start: int, stop: int) -> tuple[str | None, int]:
@@ -321,9 +363,9 @@ def scan_citations(
             code = code_regions(markdown, line_starts, tokens)
         text = match[0]
         try:
-            scheme, identifier, version, locators, quote = _parse_parts(text)
+            scheme, identifier, version, locators, quote, names = _parse_parts(text)
             citations.append(Citation(scheme, identifier, version, locators, path, line, col,
-                                      bool(code) and inside(code, start), text, quote))
+                                      bool(code) and inside(code, start), text, quote, names))
         except CitationSyntaxError as error:
             problems.append(
                 CitationProblem(path, line, col + error.col - 1, error.message, error.hint)

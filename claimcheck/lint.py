@@ -26,6 +26,8 @@ a claim whose basis is missing and cannot be inferred        warning
 a citation of a paper that has no paper card                 warning
 a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
+a citation's ``#claim-name`` that is no claim at its locator error
+a citation covering more than 5 claims that names none       warning
 ``papers:`` not matching the ids cited in the body           warning
 a ``TODO`` placeholder left by ``claimcheck new``             warning
 an unknown ``related:`` slug                                 info
@@ -38,6 +40,7 @@ Lint never imports torch or the project's content code: check references are res
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -47,6 +50,7 @@ from claimcheck.cards import Claim, ConceptCard, Expect, PaperCard
 from claimcheck.checks.api import builtin_kinds, unknown_kind_message
 from claimcheck.checks.args import args_problems
 from claimcheck.checks.catalog import model_catalog, trainer_facts
+from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import ClaimcheckError
 from claimcheck.findings import Finding, Level
@@ -155,6 +159,40 @@ def _citation_findings(
         elif not wiki.covering_claims(citation):
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
                           f"{citation.text}: no claim registered at this locator", "uncovered")
+        else:
+            yield from _claim_name_findings(wiki, citation)
+
+
+BROAD_LOCATOR = 5
+"""A citation covering more claims than this, and naming none, gets a warning."""
+
+
+def _claim_name_findings(wiki: Wiki, citation: Citation) -> Iterator[Finding]:
+    """Claim names that are not claims of the paper at the locator; broad unnamed citations."""
+    covered = wiki.covering_claims(citation)
+    if not citation.claims:
+        if len(covered) > BROAD_LOCATOR:
+            yield Finding(
+                Level.WARNING, citation.path, citation.line, citation.col,
+                f"{citation.text} covers {len(covered)} claims: name the ones the sentence "
+                f"states, e.g. `{str(citation)[:-1]} #{covered[0].claim.id}]`", "broad-locator")
+        return
+    at_locator = {ref.claim.id for ref in covered}
+    of_paper = {ref.claim.id: ref for ref in wiki.claims_of(citation.paper_key)}
+    for name in citation.claims:
+        if name in at_locator:
+            continue
+        col = citation.col + citation.text.index(f" #{name}") + 1
+        ref = of_paper.get(name)
+        if ref is not None:
+            message = (f"claim #{name} is at {', '.join(ref.claim.locators)}, which "
+                       f"{', '.join(str(loc) for loc in citation.locators)} does not cover")
+        else:
+            message = f"#{name} is not a claim of {citation.key}"
+        close = difflib.get_close_matches(name, sorted(at_locator), n=1, cutoff=0.6)
+        if close:
+            message += f" (did you mean #{close[0]}?)"
+        yield Finding(Level.ERROR, citation.path, citation.line, col, message, "claim-name")
 
 
 def _claim_findings(

@@ -4,7 +4,9 @@ A green badge on ``eq. 3`` may speak about the paper or only about our code; the
 (:mod:`claimcheck.basis`), and the site shows it wherever it shows the verdict: on the badge,
 in the hover card, in the claims table and in the dashboard's counts. A claim's quote is shown
 with the state of its check against the paper's cached source; a claim whose figure rests on a
-secondary source says so.
+secondary source says so. The site speaks to readers: where the paper's source is not in the
+cache, it says "quote not yet checked against the paper"; the command that fetches it is
+``claimcheck lint``'s business.
 
 A ``textual`` claim's verdict is derived from its quote on every read
 (:meth:`claimcheck.sources.checker.QuoteChecker.textual_verdict`), never read from the store.
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from claimcheck.basis import BASIS_LEGEND
 from claimcheck.cards import Basis, PaperCard
+from claimcheck.sources.outcome import QuoteCheck, QuoteState
 from claimcheck.wiki import ClaimRef
 
 if TYPE_CHECKING:  # the quote checker (LaTeX indexing) is imported only for wikis with quotes
@@ -30,6 +33,8 @@ SHORT = {
     "wiki": "wiki",
 }
 """The basis as the badge names it, in a word or two."""
+NOT_CHECKED = "quote not yet checked against the paper"
+"""What a reader sees where the paper's source is not cached (lint says how to fetch it)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
     paper = ref.card.card if isinstance(ref.card.card, PaperCard) else None
     if quotes is not None and paper is not None and claim.quote:
         check = quotes.claim_quote(paper, claim)
-        note = check.message if check is not None else ""
+        note = reader_note(check) if check is not None else ""
     return About(
         basis.value if basis is not None else "",
         BASIS_LEGEND[basis] if basis is not None else "",
@@ -79,6 +84,13 @@ def textual_verdict(ref: ClaimRef, quotes: QuoteChecker | None) -> tuple[str, st
     if paper is None or not is_textual(ref.claim):
         return None
     if quotes is None:
-        return "unverified", "the paper's source was not looked up"
+        return "unverified", NOT_CHECKED
     decided = quotes.textual_verdict(paper, ref.claim)
+    if decided.check.state is QuoteState.NO_SOURCE:
+        return decided.verdict, NOT_CHECKED
     return decided.verdict, decided.reason
+
+
+def reader_note(check: QuoteCheck) -> str:
+    """Where a quote stands, for a reader: how to fetch the source is for ``claimcheck lint``."""
+    return NOT_CHECKED if check.state is QuoteState.NO_SOURCE else check.message

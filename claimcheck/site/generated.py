@@ -25,7 +25,7 @@ from claimcheck.identifiers import paper_label, paper_link
 from claimcheck.site.assets import ASSETS_DIR
 from claimcheck.site.graph import Citer, dot_available, overview_dot, paper_dot, render_svgs
 from claimcheck.site.nav import INDEX_NAMES, Listing, crowded_folders, index_src
-from claimcheck.site.pagework import curve_src
+from claimcheck.site.pagework import DEFAULT_LEGEND, curve_src
 from claimcheck.site.render import Renderer, papers_summary
 from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.sources import PageSource
@@ -35,7 +35,6 @@ from claimcheck.store import result_stem
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 
-DEFAULT_LEGEND = "claims-legend.md"
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 NO_DOT = (
     "The drawing needs Graphviz's dot, which is not installed where this site was built "
@@ -148,7 +147,7 @@ class GeneratedPages:
         for src, source in sources.items():
             citer = Citer(src, self.titles[src])
             for _, citation in source.citations:
-                for claim in self.index.covered(citation):
+                for claim in self.index.stated(citation):
                     found.setdefault(claim.global_id, {})[src] = citer
                     found.setdefault(claim.arxiv, {})[src] = citer
         return {key: list(group.values()) for key, group in found.items()}

@@ -25,6 +25,7 @@ from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
 
 _H1_END = re.compile(r"</h1>", re.IGNORECASE)
+DEFAULT_LEGEND = "claims-legend.md"
 
 
 class PageWork:
@@ -44,6 +45,7 @@ class PageWork:
         self.renderer = renderer
         self.options = options
         self.root = root
+        self.legend_src = options.legend_page or DEFAULT_LEGEND
         self.site_dir = Path(config.site_dir).resolve()
         toc = (config.mdx_configs or {}).get("toc", {})
         slugify = toc.get("slugify", default_slugify) if isinstance(toc, dict) else None
@@ -51,15 +53,20 @@ class PageWork:
 
     def new_state(self, page: Page) -> PageState:
         """An empty state whose hover cards link relative to ``page``."""
-        return PageState(CardBook(lambda claim: self.linker.claim_links(claim, page)))
+        legend = self.files.get_file_from_path(self.legend_src)
+        return PageState(CardBook(lambda claim: self.linker.claim_links(claim, page),
+                                  legend.url_relative_to(page.file) if legend else None))
 
     def describe_citations(self, state: PageState, page: Page) -> None:
-        """One view per placed citation, each naming the page's card for its claims."""
+        """One view per placed citation: the claims it states (its badge) and its card."""
         for citation in state.citations:
-            covered = self.index.covered(citation)
-            card = state.book.card_for(covered)
-            href = self.linker.citation_href(citation, covered, page)
-            state.views.append(CitationView(citation.text, tuple(covered), href, card.card_id,
+            stated = self.index.stated(citation)
+            named = {claim.global_id for claim in stated}
+            others = [claim for claim in self.index.covered(citation)
+                      if claim.global_id not in named] if citation.claims else []
+            card = state.book.card_for(stated, others)
+            href = self.linker.citation_href(citation, stated, page)
+            state.views.append(CitationView(citation.text, tuple(stated), href, card.card_id,
                                             citation_anchor(citation)))
 
     def fill(self, html: str, state: PageState, page: Page) -> str:

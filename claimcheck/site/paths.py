@@ -5,6 +5,10 @@ directory). At render time every such path is rewritten: inside the project it b
 path relative to the project root (``models/checks/x.py``); outside it keeps only its last two
 parts behind an ellipsis (``…/site-packages/torch``), enough to recognise, nothing to learn about
 the machine.
+
+A card may also name a file of the repository that the site does not publish (a maintainer's
+note under ``shared/``); folders listed in the plugin's ``unpublished`` option are replaced in
+every page by "(unpublished)" (:func:`hide_unpublished`), since a reader can open none of them.
 """
 
 from __future__ import annotations
@@ -39,3 +43,20 @@ def scrub_paths(text: str, root: str) -> str:
     text = _POSIX.sub(posix, text)
     text = _WINDOWS.sub(windows, text)
     return _HOME.sub("…/", text)
+
+
+UNPUBLISHED = "(unpublished)"
+
+
+def unpublished_pattern(folders: list[str]) -> re.Pattern[str] | None:
+    """A pattern matching a path inside any of ``folders`` (``shared`` or ``shared/``)."""
+    names = [folder.strip("/") for folder in folders if folder.strip("/")]
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?<![\w./-])(?:\.\.?/)*(?:{alternatives})/(?:[\w.@+%-]+/?)*(?<![./])")
+
+
+def hide_unpublished(text: str, pattern: re.Pattern[str] | None) -> str:
+    """``text`` with each path into an unpublished folder replaced by "(unpublished)"."""
+    return text if pattern is None else pattern.sub(UNPUBLISHED, text)

@@ -22,6 +22,8 @@ The order of events, and why:
     Sanitise the author's HTML (:mod:`claimcheck.site.sanitize`), then put the plugin's own
     markup in place of the placeholders: badges, claims tables, generated pages. Titles and
     table-of-contents entries become escaped text.
+``on_post_template``
+    ``404.html`` with relative URLs instead of root-absolute ones.
 ``on_post_page``
     Add the page's hover cards (after the search index has read the page, so neither their
     text nor their markup reaches it), the scripts the page needs; make sure no absolute path
@@ -40,6 +42,8 @@ Options (``mkdocs.yml``)::
           graph_page: claim-graph.md  # the overview; per-paper graphs under claim-graph/
           nav_section_limit: 30       # folders with more pages collapse into their index
           templates: null             # folder of templates overriding the built-in ones
+          unpublished: [shared]       # repository folders the site does not publish: a path
+                                      # into one reads "(unpublished)" on every page
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ from claimcheck.site.guard import Problem, check_files, linked_folder_problems
 from claimcheck.site.nav import clean_titles, collapse
 from claimcheck.site.pages import PageState, paper_page_markdown
 from claimcheck.site.pagework import PageWork
+from claimcheck.site.paths import hide_unpublished, unpublished_pattern
 from claimcheck.site.render import Renderer
 from claimcheck.site.sanitize import clean_fragment, clean_page_html, unsafe_markup
 from claimcheck.site.siteindex import SiteIndex, build_index
@@ -87,6 +92,7 @@ class ClaimcheckConfig(base.Config):  # type: ignore[no-untyped-call]
     graph_page = c.Type(str, default="claim-graph.md")
     nav_section_limit = c.Type(int, default=30)
     templates = c.Optional(c.Dir(exists=True))
+    unpublished = c.ListOfItems(c.Type(str), default=[])
 
 
 class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped-call]
@@ -100,6 +106,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         self.sources: dict[str, PageSource] = {}
         self.pages: dict[str, PageState] = {}
         self.root = Path.cwd()
+        self.unpublished: re.Pattern[str] | None = None
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Find the project, set up the renderer and register the stylesheet."""
@@ -111,6 +118,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         self.root = self.project.root
         templates = self.config.templates
         self.renderer = Renderer(Path(templates) if templates else None)
+        self.unpublished = unpublished_pattern(list(self.config.unpublished))
         if assets.CSS_PATH not in config.extra_css:
             config.extra_css.append(assets.CSS_PATH)
         return config
@@ -225,7 +233,15 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         html = self.generated.fill(html, page)
         page.title = clean_fragment(page.title or "")
         _clean_toc(page.toc)
-        return html
+        return hide_unpublished(html, self.unpublished)
+
+    def on_post_template(
+        self, output_content: str, /, *, template_name: str, config: MkDocsConfig
+    ) -> str:
+        """``404.html`` without root-absolute URLs (it lies at the root of the site)."""
+        if template_name != "404.html":
+            return output_content
+        return hide_unpublished(relative_to_root(output_content), self.unpublished)
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         """Hover cards, the scripts the page needs; no absolute path of this machine."""
@@ -233,7 +249,19 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         if state is not None and self.work is not None:
             output = self.work.add_cards(output, state)
         output = assets.add_page_scripts(output, page.url)
-        return _without_root(output, str(self.root))
+        return hide_unpublished(_without_root(output, str(self.root)), self.unpublished)
+
+
+_ROOT_ABSOLUTE = re.compile(r'(?P<lead>(?:href|src)="|"(?:base|search)": ")/(?!/)(?P<rest>[^"]*)"')
+
+
+def relative_to_root(output: str) -> str:
+    """A page at the site's root with its root-absolute URLs (``/assets/...``) made relative.
+
+    MkDocs writes ``404.html`` with URLs from ``/`` when ``site_url`` is not set; they break
+    under ``file://`` and on a site served from a sub-path.
+    """
+    return _ROOT_ABSOLUTE.sub(lambda match: f'{match["lead"]}{match["rest"] or "."}"', output)
 
 
 def _clean_toc(items: object) -> None:

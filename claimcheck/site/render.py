@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
 from claimcheck.identifiers import paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
+from claimcheck.site.inline import inline_markdown
 from claimcheck.site.views import ClaimView, SourceLink, Tally, power_share, tally
 
 ClaimHref = Callable[[ClaimView], str]
@@ -62,12 +63,16 @@ def papers_summary(
     ]
 
 
+NO_TIER = "no check"
+"""The tier row of claims that have no check (textual, or unverified with a reason)."""
+
+
 def tiers_summary(claims: Iterable[ClaimView]) -> list[tuple[str, Tally]]:
-    """Counts per tier, cheapest tier first, claims without a tier last."""
+    """Counts per tier, cheapest tier first, claims without a check ("no check") last."""
     order = {"static": 0, "unit": 1, "bench": 2, "train": 3}
     grouped: dict[str, list[ClaimView]] = {}
     for claim in claims:
-        grouped.setdefault(claim.tier, []).append(claim)
+        grouped.setdefault(claim.tier if claim.tier != "—" else NO_TIER, []).append(claim)
     names = sorted(grouped, key=lambda name: (order.get(name, len(order)), name))
     return [(name, tally(grouped[name])) for name in names]
 
@@ -78,6 +83,15 @@ def breakable(text: str) -> Markup:
     Dotted check names and paths then wrap between their parts, never inside a word.
     """
     return Markup(re.sub(r"([./:])", r"\1<wbr>", str(escape(text))))
+
+
+def id_breakable(text: str) -> Markup:
+    """A claim id escaped, with a line-break opportunity after each ``-`` and ``/``.
+
+    ``tab1-three-iterations-no-reconstruction`` then wraps between its words, so a claims table
+    fits its column on a laptop without breaking a word of the id.
+    """
+    return Markup(re.sub(r"([-/])", r"\1<wbr>", str(escape(text))))
 
 
 def basis_meanings() -> list[tuple[str, str]]:
@@ -109,6 +123,8 @@ class Renderer:
             auto_reload=False,
         )
         self.env.filters["breakable"] = breakable
+        self.env.filters["id_breakable"] = id_breakable
+        self.env.filters["inline"] = inline_markdown
         self._batch = self.env.from_string(
             '{%- from "citation.html" import citation -%}'
             "{%- for cite in cites %}{{ citation(cite) }}" + _SEPARATOR + "{% endfor -%}"

@@ -83,6 +83,14 @@ class SiteIndex:
         """The claim views of one paper, in card order."""
         return [view for view in self.views.values() if view.arxiv == arxiv]
 
+    def stated(self, citation: Citation) -> list[ClaimView]:
+        """The claims a citation speaks for: those it names, else every claim it covers."""
+        covered = self.covered(citation)
+        if not citation.claims:
+            return covered
+        by_id = {view.claim_id: view for view in covered}
+        return [by_id[name] for name in citation.claims if name in by_id] or covered
+
     def covered(self, citation: Citation) -> list[ClaimView]:
         """The views of the claims that ``citation`` covers."""
         return [

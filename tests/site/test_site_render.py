@@ -37,10 +37,10 @@ def _book() -> CardBook:
 def test_several_claims_show_counts_never_one_aggregate() -> None:
     claims = [_claim(n, "verified") for n in "abc"] + [_claim(n, "unverified") for n in "de"]
     cite = _cite(claims)
-    assert cite.segments == [("verified", 3), ("unverified", 2)]
+    assert cite.segments == [("unverified", 2), ("verified", 3)]  # ✗ ? ✓
     html = Renderer().citation(cite)
     assert 'class="cc-badge cc-badge--multi" tabindex="0" aria-describedby="cc-card-0"' in html
-    assert 'aria-label="3 verified, 2 unverified"' in html
+    assert 'aria-label="2 unverified, 3 verified"' in html
     assert ">✓3</span>" in html and ">?2</span>" in html
     assert "cc-badge--unverified" not in html and "\n" not in html
 
@@ -70,7 +70,7 @@ def test_contradicted_card_links_to_its_row_and_explanation() -> None:
     book = _book()
     book.card_for([_claim("a", "verified"), _claim("b", "contradicted", measured="98.93")])
     html = Renderer().hover_cards(book.cards)
-    assert "covers 2 claims: ✓1 verified ✗1 contradicted" in html
+    assert "covers 2 claims: ✗1 contradicted ✓1 verified" in html
     assert html.count('<a href="p.html#claim-a">claim row</a>') == 1
     row, explanation = "p.html#claim-b", "p.html#cc-cite-3-1"
     assert f'<a href="{row}">claim row</a> · <a href="{explanation}">explanation</a>' in html

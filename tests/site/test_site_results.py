@@ -56,8 +56,8 @@ def test_counts_per_verdict_and_stale_is_marked(stored_site: Path) -> None:
         ("unverified", False),  # a paper without a card
         ("multi", False),  # the table cell
     ]
-    assert html.count('aria-label="1 verified, 1 contradicted"') == 2
-    segments = '>✓1</span><span class="cc-seg cc-seg--contradicted" aria-hidden="true">✗1<'
+    assert html.count('aria-label="1 contradicted, 1 verified"') == 2
+    segments = '>✗1</span><span class="cc-seg cc-seg--verified" aria-hidden="true">✓1<'
     assert html.count(segments) == 2
     assert "98.93" in html and "161,500" in html
     assert 'href="../papers/routing-paper.html#claim-params"' in html
@@ -121,7 +121,8 @@ def test_every_view_of_a_verdict_names_its_basis(stored_site: Path) -> None:
     assert label + '<span class="cc-badge__basis">paper</span>' in paper
     assert '<span class="cc-badge__basis">our code</span>' in paper  # accuracy: implementation
     assert "† from a secondary source: seed card shared/seeds/000" in paper
-    assert "quote: <q>The model has 161K parameters.</q> (quote not checked" in paper
+    assert ("quote: <q>The model has 161K parameters.</q> (quote not yet checked against the "
+            "paper)") in paper
     concept = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
     assert 'basis <b class="cc-basis"' in concept and "basis not stated" in concept  # speed
     dashboard = (stored_site / PAGES["dashboard"]).read_text(encoding="utf-8")

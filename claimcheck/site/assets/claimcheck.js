@@ -1,17 +1,36 @@
 /* claimcheck: a page renders each hover card once, at its end; show it beside the badge that is
-   hovered or focused by moving it there, and keep it inside the screen. Without this script the
-   badge still links to the claim's row, and its aria-describedby names the card for screen
-   readers. */
+   hovered or focused by moving it there, and keep it on the screen: inside its width, below the
+   sticky header, and within 70% of its height (the card scrolls inside). It opens below the
+   badge, or above it when there is more room there. Without this script the badge still links
+   to the claim's row, and its aria-describedby names the card for screen readers. */
 (function () {
   "use strict";
   var MARGIN = 8;
-  function place(card) {
+  var CAP = 0.7;
+  function headerBottom() {
+    var header = document.querySelector(".md-header");
+    return header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+  }
+  function place(card, badge) {
     card.style.left = "0px";
+    card.style.top = "";
+    card.style.bottom = "";
+    card.style.maxHeight = "";
     var box = card.getBoundingClientRect();
     if (box.width === 0) { return; }
     var overflow = box.right - (document.documentElement.clientWidth - MARGIN);
     if (overflow > 0) {
       card.style.left = -Math.min(overflow, Math.max(0, box.left - MARGIN)) + "px";
+    }
+    var anchor = badge.getBoundingClientRect();
+    var screen = window.innerHeight;
+    var below = screen - anchor.bottom - MARGIN;
+    var above = anchor.top - headerBottom() - MARGIN;
+    var room = below >= box.height || below >= above ? below : above;
+    card.style.maxHeight = Math.max(48, Math.min(CAP * screen, room)) + "px";
+    if (room === above && below < box.height) {
+      card.style.top = "auto";
+      card.style.bottom = "1.6em";
     }
   }
   function attach(event) {
@@ -21,7 +40,7 @@
     var card = badge && document.getElementById(badge.getAttribute("aria-describedby"));
     if (!card) { return; }
     if (card.parentNode !== cite) { cite.appendChild(card); }
-    window.requestAnimationFrame(function () { place(card); });
+    window.requestAnimationFrame(function () { place(card, badge); });
   }
   document.addEventListener("mouseover", attach, true);
   document.addEventListener("focusin", attach, true);

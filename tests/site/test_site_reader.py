@@ -1,0 +1,57 @@
+"""The repository's own site speaks to readers: no developer commands, no unpublished paths,
+statements rendered (no raw backtick or ``$``), no root-absolute URL in ``404.html``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TOOL_PAGES = {"index.html", "verdicts.html"}
+"""The pages about the tool itself, where its commands belong."""
+COMMAND = re.compile(r"\bclaimcheck (?:verify|lint|new|papers|report|status|run|init)\b")
+STATEMENT = re.compile(
+    r'<(td|span) data-label="statement" class="cc-statement">(.*?)</td>'
+    r'|<span class="cc-card__statement">(.*?)</span><span class="cc-card__row">'
+    r'|<td data-label="statement">(.*?)</td>', re.DOTALL)
+RENDERED = re.compile(r'<code>.*?</code>|<span class="arithmatex">.*?</span>', re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _pages(site: Path) -> list[tuple[str, str]]:
+    return [(page.relative_to(site).as_posix(), page.read_text(encoding="utf-8"))
+            for page in sorted(site.rglob("*.html"))]
+
+
+def test_no_developer_command_outside_the_tools_pages(repo_site: Path) -> None:
+    for name, html in _pages(repo_site):
+        assert "papers fetch" not in html, name
+        if name not in TOOL_PAGES:
+            assert not COMMAND.search(html), f"{name}: {COMMAND.search(html)}"
+
+
+def test_no_unpublished_path_on_any_page_or_in_search(repo_site: Path) -> None:
+    search = repo_site / "search" / "search_index.json"
+    for name, text in [*_pages(repo_site), ("search", search.read_text(encoding="utf-8"))]:
+        assert "shared/" not in text, name
+
+
+def test_statements_show_no_raw_markdown(repo_site: Path) -> None:
+    seen = 0
+    for name, html in _pages(repo_site):
+        for match in STATEMENT.finditer(html):
+            text = TAG.sub("", RENDERED.sub("", next(group for group in match.groups()[1:]
+                                                     if group is not None)))
+            seen += 1
+            assert "`" not in text and "$" not in text, f"{name}: {text[:200]}"
+    assert seen > 100  # the claims tables, the dashboard and the hover cards
+
+
+def test_code_in_a_statement_is_rendered(repo_site: Path) -> None:
+    paper = (repo_site / "papers" / "efficient-capsnet.html").read_text(encoding="utf-8")
+    assert "see <code>mnist-params-without-norm</code>" in paper
+
+
+def test_404_has_no_root_absolute_url(repo_site: Path) -> None:
+    html = (repo_site / "404.html").read_text(encoding="utf-8")
+    assert not re.search(r'(?:href|src)="/(?!/)', html)
+    assert '"base": "/"' not in html
