@@ -45,7 +45,8 @@ class RunOptions:
 
     ``rerun_on_environment`` re-runs every result whose recorded environment (torch, python,
     platform) differs from this one; ``recheck`` holds global ids whose result files a pull
-    request changed, re-run whatever their state.
+    request changed, re-run whatever their state; ``recheck_power`` those whose power files it
+    changed, whose variants a power run runs again.
     """
 
     budget: str = "smoke"
@@ -57,6 +58,7 @@ class RunOptions:
     seed: int = 0
     rerun_on_environment: bool = False
     recheck: frozenset[str] = field(default_factory=frozenset)
+    recheck_power: frozenset[str] = field(default_factory=frozenset)
 
 
 def matches(ref: ClaimRef, pattern: str | None) -> bool:

@@ -2,7 +2,9 @@
 
 After the ordinary verify (which re-runs only what is missing or stale), :func:`run_power` plans
 one task per (claim, listed variant) whose power run is missing or stale (all of them with
-``--force``), for the selected claims that are verified and fresh (:mod:`claimcheck.power`).
+``--force``, and all of a claim whose power file a pull request changed, with
+``--recheck-results-changed-since``), for the selected claims that are verified and fresh
+(:mod:`claimcheck.power`).
 Each task is the claim's own task (check, args, seed, time limit, resources) with the variant's
 reference: the worker runs it in a fresh process, like every check, and the child applies the
 variant right before the check runs (:func:`claimcheck.child.apply_variant`), so nothing of a
@@ -92,7 +94,8 @@ def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
                 continue  # lint's error; the view shows it as unknown
             fingerprint = variant_fingerprint(status, variant, fingerprints)
             run = runs.get(name)
-            if run is not None and run.fingerprint == fingerprint and not options.force:
+            again = options.force or status.ref.global_id in options.recheck_power
+            if run is not None and run.fingerprint == fingerprint and not again:
                 continue
             task = _task(status, variant, budget, options, scratch, wiki.config.root)
             jobs.append(PowerJob(status, variant, fingerprint, task))

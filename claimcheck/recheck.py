@@ -11,12 +11,14 @@ result file or artifacts differ from the pull request's base::
 ``GIT_REF`` and the working tree (committed, staged, unstaged or untracked) and maps them to the
 claims of the wiki. A re-run replaces the changed file with a real measurement; one the run's
 budget cannot reproduce (a ``full``-budget result in a ``smoke`` CI run) errs, so the run fails
-and a person looks.
+and a person looks. A changed power file (:func:`changed_power_claims`) is re-made the same way
+by ``verify --power``: every variant its claim lists runs again.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from claimcheck.errors import UsageError
@@ -38,6 +40,17 @@ def _git(root: Path, *args: str) -> list[str]:
 
 def changed_result_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
     """Global ids of the claims whose result file or artifacts differ from ``git_ref``."""
+    return _changed(wiki, git_ref, _stem)
+
+
+def changed_power_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
+    """Global ids of the claims whose power file (``power/<stem>.json``, :mod:`claimcheck.power`)
+    differs from ``git_ref``: ``verify --power`` runs all their listed variants again."""
+    return _changed(wiki, git_ref, _power_stem)
+
+
+def _changed(wiki: Wiki, git_ref: str, stem_of: Callable[[Path, str], str | None]
+             ) -> frozenset[str]:
     root, store = wiki.config.root, wiki.config.results
     try:
         relative = store.relative_to(root).as_posix()
@@ -51,7 +64,7 @@ def changed_result_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
     changed = _git(root, "diff", "--relative", "--name-only", "--no-renames", git_ref, "--",
                    relative)
     changed += _git(root, "ls-files", "--others", "--exclude-standard", "--", relative)
-    stems = {_stem(Path(path), relative) for path in changed} - {None}
+    stems = {stem_of(Path(path), relative) for path in changed} - {None}
     return frozenset(ref.global_id for ref in wiki.claims()
                      if result_stem(ref.global_id) in stems)
 
@@ -66,4 +79,15 @@ def _stem(path: Path, store: str) -> str | None:
         return parts[1][: -len(".json")]
     if len(parts) >= 3 and parts[0] == "artifacts":
         return parts[1]
+    return None
+
+
+def _power_stem(path: Path, store: str) -> str | None:
+    """``power/<stem>.json`` under the store, as ``<stem>``."""
+    try:
+        parts = path.relative_to(store).parts
+    except ValueError:
+        return None
+    if len(parts) == 2 and parts[0] == "power" and parts[1].endswith(".json"):
+        return parts[1][: -len(".json")]
     return None

@@ -29,7 +29,7 @@ from claimcheck.executor import MAX_DEFAULT_JOBS, Executor, TaskEvent, default_j
 from claimcheck.exitcodes import ExitCode
 from claimcheck.output import ClaimRow, OutputFormat, render, render_status
 from claimcheck.power_run import PowerReport, add_power, run_power
-from claimcheck.recheck import changed_result_claims
+from claimcheck.recheck import changed_power_claims, changed_result_claims
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
 from claimcheck.wiki import Wiki
 
@@ -219,12 +219,16 @@ def run_verify(ns: argparse.Namespace) -> int:
     if wiki is None:
         return ExitCode.USAGE
     recheck: frozenset[str] = frozenset()
+    recheck_power: frozenset[str] = frozenset()
     if ns.recheck_results_changed_since:
         recheck = changed_result_claims(wiki, ns.recheck_results_changed_since)
+        if ns.power:
+            recheck_power = changed_power_claims(wiki, ns.recheck_results_changed_since)
     options = RunOptions(
         budget=ns.budget, device=ns.device, timeout_s=ns.timeout, jobs=ns.jobs,
         force=ns.force, only=ns.only, seed=ns.seed,
         rerun_on_environment=ns.rerun_on_environment, recheck=recheck,
+        recheck_power=recheck_power,
     )
     style = OutputFormat(ns.format)
     if sys.stderr.isatty():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,22 @@ def test_a_forged_power_entry_is_judged_again(project: Path) -> None:
     path.write_text(json.dumps(data))
     _, rows = _verify(project)
     assert rows["missed"]["power"]["missed"] == ["unused-offset"]
+
+
+def test_a_forged_power_measurement_is_remade_by_the_recheck(project: Path) -> None:
+    _verify(project, "--power")
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
+    data = json.loads(path.read_text())
+    data["variants"]["unused-offset"].update(measured=9.0, verdict="contradicted")
+    path.write_text(json.dumps(data))  # a consistent forgery: re-judging cannot see it
+    _, rows = _verify(project)
+    assert rows["missed"]["power"]["missed"] == []
+    _, rows = _verify(project, "--recheck-results-changed-since", "HEAD")
+    assert rows["missed"]["power"]["missed"] == []  # without --power nothing re-makes it
+    _, rows = _verify(project, "--power", "--recheck-results-changed-since", "HEAD")
+    assert rows["missed"]["power"]["missed"] == ["unused-offset"]
+    assert json.loads(path.read_text())["variants"]["unused-offset"]["measured"] == 6.0
