@@ -74,7 +74,9 @@ class Fingerprinter:
 
     def __init__(self, config: ProjectConfig, cache_dir: Path | None = None) -> None:
         self.config = config
-        self.index = SourceIndex(cache_dir / "sources.json" if cache_dir else None)
+        inside = cache_dir is not None and config.root in cache_dir.parents
+        self.index = SourceIndex(cache_dir / "sources.json" if cache_dir else None,
+                                 config.root if inside else None)
         self._digests: dict[Path, str] = {}
         self._labels: dict[Path, str] = {}
         self._references: dict[tuple[str, Role | None], tuple[frozenset[Path], str | None]] = {}

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claimcheck import safe_fs
 from claimcheck.config import ModuleRoot, ProjectConfig
 from claimcheck.errors import CheckReferenceError
 from claimcheck.markers import Role
+from claimcheck.safe_fs import UnsafeEntry
 
 Roots = tuple[ModuleRoot, ...]
 
@@ -221,8 +222,9 @@ class SourceIndex:
     writes them back, best effort.
     """
 
-    def __init__(self, cache_file: Path | None = None) -> None:
+    def __init__(self, cache_file: Path | None = None, boundary: Path | None = None) -> None:
         self.cache_file = cache_file
+        self.boundary = boundary or (cache_file.parent.parent if cache_file else None)
         self._entries: dict[str, dict[str, Any]] = {}
         self._modules: dict[tuple[str, Roots, Path], Path | None] = {}
         self._direct: dict[tuple[Path, Roots, Path], frozenset[Path]] = {}
@@ -230,14 +232,15 @@ class SourceIndex:
         self._seen: dict[Path, SourceFacts | None] = {}
         self._dirty = False
         if cache_file is not None:
-            try:
-                data = json.loads(cache_file.read_text(encoding="utf-8"))
+            try:  # committed content, like the store it lies in: never through a link
+                data = json.loads(safe_fs.read_bytes(self.boundary or cache_file.parent.parent,
+                                                     cache_file, _MAX_CACHE_BYTES))
                 if data.get("schema") == _INDEX_SCHEMA and isinstance(data.get("files"), dict):
                     self._entries = {
                         path: entry for path, entry in data["files"].items()
                         if isinstance(entry, dict)
                     }
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError, UnsafeEntry):
                 pass
 
     def facts(self, file: Path) -> SourceFacts | None:
@@ -303,18 +306,14 @@ class SourceIndex:
             return
         files = {path: entry for path, entry in self._entries.items() if Path(path).is_file()}
         text = json.dumps({"schema": _INDEX_SCHEMA, "files": files}, separators=(",", ":"))
-        temp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.tmp")
-        try:
-            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_text(text, encoding="utf-8")
-            os.replace(temp, self.cache_file)
+        with suppress(OSError, UnsafeEntry):  # a cache that cannot be written only costs time
+            safe_fs.write_atomic(self.boundary or self.cache_file.parent.parent, self.cache_file,
+                                 text.encode("utf-8"), durable=False)
             self._dirty = False
-        except OSError:  # a cache that cannot be written only costs time
-            with suppress(OSError):
-                temp.unlink()
 
 
 _INDEX_SCHEMA = 3  # 3: @wrong_variant is a marker
+_MAX_CACHE_BYTES = 64 * 1024 * 1024
 
 
 def local_imports(

@@ -126,7 +126,13 @@ class _Run:
         )
         artifacts = self.scratch / result_stem(ref.global_id) if outcome.evidence else None
         recorded = self.store.record(result, artifacts, previous=status.stored)
-        if recorded.kept_because:
+        if recorded.not_stored:
+            row = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence), False),
+                             self.wiki, self.quotes)
+            note = f"not stored: {recorded.not_stored}"
+            row = dataclasses.replace(row, verdict=Verdict.UNVERIFIED.value, error=note,
+                                      reason="; ".join(p for p in (row.reason, note) if p))
+        elif recorded.kept_because:
             row = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence), False),
                              self.wiki, self.quotes)
             row = attempt_row(row, recorded.stored, recorded.kept_because)
@@ -148,7 +154,7 @@ def verify(
     Raises :class:`~claimcheck.errors.StoreError` when another verify holds the store's lock.
     """
     hear = listener or SilentListener()
-    store = ResultStore(wiki.config.results)
+    store = ResultStore(wiki.config.results, wiki.config.root)
     statuses, planned = plan(wiki, store, options)
     quotes = QuoteChecker(wiki.config)
     rows = {s.ref.global_id: stored_row(s, wiki, quotes) for s in statuses}

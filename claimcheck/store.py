@@ -26,8 +26,15 @@ attempt does not replace a successful result, nor does a ``train`` result made a
 budget replace one made at a larger budget. The attempt goes into the kept result's ``history``
 (and, if it failed, its ``last_attempt``).
 
-A corrupt, foreign or oversized (:data:`MAX_RESULT_BYTES`) entry is a :class:`StoreWarning` and
-reads as missing; it never crashes the tool. A folder that cannot be written (read-only, disk
+Every entry is committed content, so untrusted (:mod:`claimcheck.safe_fs`): the store's folder,
+``results/``, ``artifacts/`` and ``cache/`` must be real folders inside the project, and the lock
+files regular files, or every command refuses the store (:class:`StoreError`, exit 2). Files are
+read, written and deleted only through :mod:`claimcheck.safe_fs`, so that nothing is followed
+through a symbolic link, and a result entry that is a link, FIFO, device, folder or hard link is
+a :class:`StoreWarning` and reads as missing. Deleting an older artifact generation removes only
+the regular files in it, never a link's target. A corrupt, foreign or oversized
+(:data:`MAX_RESULT_BYTES`) entry is a :class:`StoreWarning` and reads as missing; it never
+crashes the tool. A folder that cannot be written (read-only, disk
 full) raises :class:`StoreError` with one line. Reading imports neither torch nor any check
 module.
 """
@@ -39,7 +46,7 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
+import stat
 import time
 import warnings
 from collections.abc import Iterator
@@ -48,6 +55,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from claimcheck import safe_fs
 from claimcheck.errors import StoreError
 from claimcheck.result import (
     HISTORY_LIMIT,
@@ -56,6 +64,7 @@ from claimcheck.result import (
     budget_rank,
     succeeded,
 )
+from claimcheck.safe_fs import UnsafeEntry
 
 __all__ = [
     "CACHEDIR_SIGNATURE", "HISTORY_LIMIT", "MAX_RESULT_BYTES", "ORPHAN_AGE_S", "SCHEMA",
@@ -85,6 +94,8 @@ Commit `results/` and `artifacts/` so that an expensive result survives and the 
 anywhere. Deleting this folder is safe: every claim just counts as never run.
 """
 _GITIGNORE = ".lock\n.write.lock\n*.tmp\ncache/\n"
+_FOLDERS = ("results", "artifacts", "cache")
+_LOCKS = (".lock", ".write.lock")
 _MISSING = object()
 
 
@@ -147,17 +158,25 @@ class Recorded:
 
     stored: Result
     kept_because: str = ""
+    not_stored: str = ""
+    """Why nothing was written: the claim's result entry is no regular file (``""``: written)."""
 
 
 class ResultStore:
-    """The ``.claimcheck/`` folder of one project."""
+    """The ``.claimcheck/`` folder of one project.
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.results_dir = folder / "results"
-        self.artifacts_dir = folder / "artifacts"
-        self._write_lock = FileLock(str(folder / ".write.lock"))
+    ``project`` is the folder the store must lie in as a real folder, every name on the way
+    included (default: the folder that holds it).
+    """
+
+    def __init__(self, folder: Path, project: Path | None = None) -> None:
+        self.folder = Path(os.path.abspath(folder))
+        self.project = Path(os.path.abspath(project)) if project else self.folder.parent
+        self.results_dir = self.folder / "results"
+        self.artifacts_dir = self.folder / "artifacts"
+        self._write_lock = FileLock(str(self.folder / ".write.lock"))
         self._laid_out = False
+        self._checked = False
         self._unsynced: set[Path] | None = None  # files renamed in this run, not yet fsynced
 
     def show(self, path: Path) -> str:
@@ -166,6 +185,33 @@ class ResultStore:
             return str(path.relative_to(self.folder.parent))
         except ValueError:
             return str(path)
+
+    def check_folders(self) -> None:
+        """Refuse (:class:`StoreError`) a store whose folder, sub-folders or lock files are not
+        what they claim to be: every command reads or writes through them."""
+        if self._checked:
+            return
+        where = self.project
+        try:
+            safe_fs.require_folder(self.project, self.folder)
+            where = self.folder
+            for name in _FOLDERS:
+                safe_fs.require_folder(self.folder, name)
+            for name in _LOCKS:
+                with suppress(FileNotFoundError):
+                    found = os.lstat(self.folder / name)
+                    kind = safe_fs.entry_kind(found.st_mode)
+                    if kind is not None:
+                        raise UnsafeEntry(f"{kind} where the lock file belongs", name)
+        except UnsafeEntry as error:
+            shown = self.show(where / error.path) if error.path else str(self.folder)
+            raise StoreError(
+                f"{error.message}: the results store and its folders must be real folders inside "
+                "the project; refusing to read or write through it", shown) from None
+        except OSError as error:
+            raise StoreError(f"cannot read the results store: {error.strerror or error}",
+                             self.show(self.folder)) from None
+        self._checked = True
 
     def path_of(self, global_id: str) -> Path:
         """The result file of ``global_id`` (which may not exist)."""
@@ -177,11 +223,12 @@ class ResultStore:
 
     def read_all(self) -> dict[str, Result]:
         """Every readable result, by global claim id."""
-        if not self.results_dir.is_dir():
-            return {}
+        self.check_folders()
         results: dict[str, Result] = {}
-        for path in sorted(self.results_dir.glob("*.json")):
-            result = self._load(path, expected_claim=None)
+        for name, _ in safe_fs.list_folder(self.folder, "results"):
+            if not name.endswith(".json") or name.startswith("."):
+                continue
+            result = self._load(self.results_dir / name, expected_claim=None)
             if result is not None:
                 results[result.claim] = result
         return results
@@ -201,6 +248,11 @@ class ResultStore:
         """
         path = self.path_of(result.claim)
         self._ensure_layout()
+        problem = self.entry_problem(path)
+        if problem:
+            warnings.warn(f"{problem}; the result of {result.claim} is not stored",
+                          StoreWarning, stacklevel=2)
+            return Recorded(result, not_stored=problem)
         with self._io_errors("lock", self.folder / ".write.lock"), self._write_lock:
             before = (self._load(path, expected_claim=result.claim) if previous is _MISSING
                       else previous)
@@ -229,16 +281,26 @@ class ResultStore:
                 if generation is not None and (
                     generation.relative_to(self.folder) not in _generations(before)
                 ):
-                    shutil.rmtree(generation, ignore_errors=True)
+                    with suppress(OSError, UnsafeEntry):
+                        safe_fs.remove_tree(self.folder, generation)
                 raise
             if artifacts_dir is not None:
                 self._drop_other_generations(result.claim, keep=generation)
         return Recorded(stored)
 
+    def entry_problem(self, path: Path) -> str:
+        """Why the entry ``path`` of the store must not be replaced (``""``: it may)."""
+        try:
+            safe_fs.is_file(self.folder, path)
+        except UnsafeEntry as error:
+            return f"{self.show(self.folder / (error.path or '.'))} is {error.message}"
+        return ""
+
     def note_attempt(self, global_id: str, attempt: dict[str, object]) -> None:
         """Add an attempt that produced no result (an interrupted run) to the stored result's
         history and ``last_attempt``; nothing happens when no result is stored."""
         path = self.path_of(global_id)
+        self.check_folders()
         with self._io_errors("lock", self.folder / ".write.lock"), self._write_lock:
             before = self._load(path, expected_claim=global_id)
             if before is None:
@@ -251,7 +313,8 @@ class ResultStore:
 
     def _replace(self, path: Path, text: str) -> None:
         """Write ``path`` atomically; inside a run, leave its fsync to :meth:`sync`."""
-        _atomic_write(path, text, durable=self._unsynced is None)
+        safe_fs.write_atomic(self.folder, path, text.encode("utf-8"),
+                             durable=self._unsynced is None)
         if self._unsynced is not None:
             self._unsynced.add(path)
 
@@ -270,8 +333,9 @@ class ResultStore:
     def run_lock(self, wait: bool = True) -> Iterator[None]:
         """Hold ``.lock`` for a whole verify run; with ``wait=False`` a held lock is an error."""
         lock_path = self.folder / ".lock"
+        self.check_folders()
         with self._io_errors("lock", lock_path):
-            self.folder.mkdir(parents=True, exist_ok=True)
+            safe_fs.make_folders(self.project, self.folder)
         lock = FileLock(str(lock_path))
         try:
             lock.acquire(blocking=wait)
@@ -293,35 +357,51 @@ class ResultStore:
             lock.release()
 
     def _remove_orphans(self) -> None:
-        """Delete temp files and staging folders a killed writer left (old enough: nobody's)."""
+        """Delete temp files and staging folders a killed writer left (old enough: nobody's),
+        inside real folders only."""
         cutoff = time.time() - ORPHAN_AGE_S
-        leftovers = [*self.results_dir.glob(".*.tmp"), *self.artifacts_dir.glob("*/.*.new")]
+        leftovers = [f"results/{name}" for name, kind in safe_fs.list_folder(self.folder, "results")
+                     if kind is None and name.startswith(".") and name.endswith(".tmp")]
+        for stem, kind in safe_fs.list_folder(self.folder, "artifacts"):
+            if kind == "a folder":
+                leftovers += [f"artifacts/{stem}/{name}" for name, inner in
+                              safe_fs.list_folder(self.folder, f"artifacts/{stem}")
+                              if inner == "a folder" and name.startswith(".")
+                              and name.endswith(".new")]
         for temp in leftovers:
-            with suppress(OSError):
-                if temp.stat().st_mtime < cutoff:
-                    if temp.is_dir():
-                        shutil.rmtree(temp, ignore_errors=True)
+            with suppress(OSError, UnsafeEntry):
+                found = os.lstat(self.folder / temp)
+                if found.st_mtime < cutoff:
+                    if stat.S_ISDIR(found.st_mode):
+                        safe_fs.remove_tree(self.folder, temp)
                     else:
-                        temp.unlink()
+                        safe_fs.remove_file(self.folder, temp)
 
     def artifact_path(self, result: Result, name: str) -> Path | None:
         """The file of artifact ``name`` of ``result``, if it exists inside the store."""
         relative = result.artifacts.get(name)
         if not isinstance(relative, str):
             return None
-        path = (self.folder / relative).resolve()
-        if self.folder.resolve() not in path.parents or not path.is_file():
+        try:
+            parts = safe_fs.relative_parts(self.folder, relative)
+            if not safe_fs.is_file(self.folder, relative):
+                return None
+        except UnsafeEntry as error:
+            self._ignore(self.folder / relative, error.message, "unsafe artifact",
+                         "it is not published")
             return None
-        return path
+        except OSError:
+            return None
+        return self.folder.joinpath(*parts)
 
     def _load(self, path: Path, expected_claim: str | None) -> Result | None:
+        self.check_folders()
         try:
-            size = path.stat().st_size
-            if size > MAX_RESULT_BYTES:
-                self._ignore(path, f"{size:,} bytes, over the limit of {MAX_RESULT_BYTES:,}")
-                return None
-            text = path.read_text(encoding="utf-8")
+            text = safe_fs.read_bytes(self.folder, path, MAX_RESULT_BYTES).decode("utf-8")
         except FileNotFoundError:
+            return None
+        except UnsafeEntry as exc:
+            self._ignore(path, exc.message, "unsafe result entry")
             return None
         except UnicodeDecodeError as exc:
             self._ignore(path, f"not UTF-8: {exc.reason}")
@@ -343,11 +423,11 @@ class ResultStore:
             return None
         return result
 
-    def _ignore(self, path: Path, why: str) -> None:
+    def _ignore(self, path: Path, why: str, what: str = "corrupt result file",
+                then: str = "the claim counts as never run") -> None:
         why = " ".join(why.split())
         warnings.warn(
-            f"ignoring corrupt result file {self.show(path)} ({why}); "
-            "the claim counts as never run",
+            f"ignoring {what} {self.show(path)} ({why}); {then}",
             StoreWarning,
             stacklevel=3,
         )
@@ -355,13 +435,14 @@ class ResultStore:
     def _ensure_layout(self) -> None:
         if self._laid_out:
             return
+        self.check_folders()
         with self._io_errors("write", self.folder):
-            self.results_dir.mkdir(parents=True, exist_ok=True)
+            safe_fs.make_folders(self.project, self.results_dir)
             tag = f"{CACHEDIR_SIGNATURE}\n# This folder holds claimcheck results.\n"
             for name, text in (("README.md", _README), ("CACHEDIR.TAG", tag),
                                (".gitignore", _GITIGNORE)):
-                if not (self.folder / name).exists():
-                    _atomic_write(self.folder / name, text)
+                if not os.path.lexists(self.folder / name):
+                    safe_fs.write_atomic(self.folder, name, text.encode("utf-8"))
         self._laid_out = True
 
     def _stage_artifacts(self, result: Result, scratch: Path) -> tuple[dict[str, str], Path | None]:
@@ -387,32 +468,61 @@ class ResultStore:
             digest.update(source.read_bytes())
         stem = result_stem(result.claim)
         generation = self.artifacts_dir / stem / digest.hexdigest()[:12]
-        if not generation.is_dir():
-            staging = generation.with_name(f".{generation.name}.new")
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir(parents=True)
-            for source in files.values():
-                shutil.move(str(source), staging / source.name)
-            os.replace(staging, generation)
+        try:
+            safe_fs.make_folders(self.folder, generation.parent)
+            safe_fs.require_folder(self.folder, generation)
+            if not os.path.isdir(generation):
+                staging = generation.with_name(f".{generation.name}.new")
+                safe_fs.remove_tree(self.folder, staging)
+                safe_fs.make_folders(self.folder, staging)
+                for source in files.values():
+                    shutil.move(str(source), staging / source.name)
+                os.replace(staging, generation)
+        except UnsafeEntry as error:
+            warnings.warn(
+                f"{result.claim}: {self.show(self.folder / (error.path or '.'))}: "
+                f"{error.message}; its "
+                "artifacts are not stored (nothing is written through it)",
+                StoreWarning, stacklevel=4,
+            )
+            return {}, None
         relative = generation.relative_to(self.folder).as_posix()
         return {name: f"{relative}/{source.name}" for name, source in files.items()}, generation
 
     def _drop_other_generations(self, global_id: str, keep: Path | None) -> None:
-        """Delete a claim's artifacts of earlier generations (its new JSON is in place)."""
-        folder = self.artifacts_dir / result_stem(global_id)
-        if not folder.is_dir():
+        """Delete a claim's artifacts of earlier generations (its new JSON is in place): the
+        regular files in each real generation folder, then the folder once it is empty. A link,
+        or anything else the store never writes, is left alone with a warning."""
+        stem = f"artifacts/{result_stem(global_id)}"
+        try:
+            entries = safe_fs.list_folder(self.folder, stem)
+        except UnsafeEntry as error:
+            self._left_alone(error)
             return
-        for entry in folder.iterdir():
-            if keep is not None and entry == keep:
+        for name, kind in entries:
+            if keep is not None and name == keep.name:
                 continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                with suppress(OSError):
-                    entry.unlink()
+            if kind != "a folder":
+                if kind is None and name.startswith("."):
+                    continue  # another writer's temp file
+                self._left_alone(UnsafeEntry(kind or "a file outside any generation",
+                                             f"{stem}/{name}"))
+                continue
+            for inner, inner_kind in safe_fs.list_folder(self.folder, f"{stem}/{name}"):
+                if inner_kind is None:
+                    safe_fs.remove_file(self.folder, f"{stem}/{name}/{inner}")
+                else:
+                    self._left_alone(UnsafeEntry(inner_kind, f"{stem}/{name}/{inner}"))
+            with suppress(OSError):
+                os.rmdir(self.folder / stem / name)
         if keep is None:
             with suppress(OSError):
-                folder.rmdir()
+                os.rmdir(self.folder / stem)
+
+    def _left_alone(self, error: UnsafeEntry) -> None:
+        warnings.warn(f"{self.show(self.folder / (error.path or '.'))}: {error.message} in the "
+                      "artifacts; left alone (the store deletes only the regular files it wrote)",
+                      StoreWarning, stacklevel=4)
 
     @contextmanager
     def _io_errors(self, action: str, path: Path) -> Iterator[None]:
@@ -431,20 +541,3 @@ def _generations(result: Result | None) -> set[Path]:
         return set()
     return {Path(relative).parent for relative in result.artifacts.values()
             if isinstance(relative, str)}
-
-
-def _atomic_write(path: Path, text: str, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder and a rename; the temp file
-    is fsynced first unless the caller defers that (``durable=False``, a run's writes)."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(temp)
-        raise

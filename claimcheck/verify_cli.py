@@ -270,7 +270,7 @@ def run_status(ns: argparse.Namespace) -> int:
     wiki = _load_or_report(ns.path)
     if wiki is None:
         return ExitCode.USAGE
-    store = ResultStore(wiki.config.results)
+    store = ResultStore(wiki.config.results, wiki.config.root)
     quotes = QuoteChecker(wiki.config)
     statuses = collect_status(wiki, store)
     rows = add_power([stored_row(status, wiki, quotes) for status in statuses

@@ -22,6 +22,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
 from claimcheck.identifiers import paper_label, paper_link
+from claimcheck.safe_fs import UnsafeEntry, read_bytes
 from claimcheck.site.assets import ASSETS_DIR
 from claimcheck.site.graph import Citer, dot_available, overview_dot, paper_dot, render_svgs
 from claimcheck.site.nav import INDEX_NAMES, Listing, crowded_folders, index_src
@@ -122,11 +123,10 @@ class GeneratedPages:
         for view in self.index.claims():
             if view.curve_svg is None:
                 continue
-            try:
-                with view.curve_svg.open("rb") as handle:
-                    data = handle.read(MAX_SVG_BYTES + 1)
+            try:  # committed content: never through a link, never past the limit
+                data = read_bytes(view.curve_svg.parent, view.curve_svg.name, MAX_SVG_BYTES)
                 cleaned = clean_svg(data.decode("utf-8"))
-            except (OSError, UnicodeDecodeError):
+            except (OSError, UnicodeDecodeError, UnsafeEntry):
                 cleaned = None
             if cleaned is None:
                 log.info("claimcheck: the curve of %s is not a safe SVG; not published",

@@ -141,7 +141,10 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
                 shown = os.path.relpath(os.path.abspath(folder), self.root)
                 raise PluginError(f"claimcheck: {shown} is a symbolic "
                                   "link that leaves the project; the site is not built from it")
-        index = build_index(self.project, Path(config.docs_dir), results)
+        try:
+            index = build_index(self.project, Path(config.docs_dir), results)
+        except ClaimcheckError as error:
+            raise PluginError(f"claimcheck: {error.one_line()}") from None
         generated = GeneratedPages(self.config, config, files, index, self.renderer)
         problems = check_files(files, config, generated.reserved_names(),
                                generated.reserved_folders())

@@ -7,6 +7,7 @@ is read from the store and every claim with a check is "unverified: never run".
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -110,7 +111,7 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
         from claimcheck.sources.checker import QuoteChecker
 
         quotes = QuoteChecker(config)
-    if not results.is_dir():
+    if not os.path.lexists(results):
         for ref in wiki.claims():
             index.views[ref.global_id] = build_view(ref, None, False, config, None, sources,
                                                     quotes)
@@ -118,7 +119,7 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     from claimcheck.status import collect_status
     from claimcheck.store import ResultStore
 
-    store = ResultStore(results)
+    store = ResultStore(results, config.root)
     statuses = collect_status(wiki, store)
     for status in statuses:
         curve = None

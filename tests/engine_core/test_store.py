@@ -87,7 +87,7 @@ def test_crash_between_temp_write_and_rename_keeps_old_file(
 ) -> None:
     old = store.write(make_result(measured=1))
 
-    def crash(src: object, dst: object) -> None:
+    def crash(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt("simulated crash before the rename")
 
     monkeypatch.setattr(os, "replace", crash)
@@ -112,7 +112,7 @@ def test_unwritable_store_is_one_line_store_error(
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr("claimcheck.store.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("claimcheck.store.safe_fs.write_atomic", refuse)
     with pytest.raises(StoreError) as caught:
         store.write(make_result(measured=5))
     message = caught.value.one_line()

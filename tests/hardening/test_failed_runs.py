@@ -155,18 +155,18 @@ def test_a_failed_write_keeps_the_old_result_and_its_artifacts(
 
     import claimcheck.store as store_module
 
-    real_write = store_module._atomic_write
+    real_write = store_module.safe_fs.write_atomic
 
-    def failing_write(path: Path, text: str, durable: bool = True) -> None:
-        if path.suffix == ".json":
+    def failing_write(root: Path, path: Path | str, data: bytes, durable: bool = True) -> None:
+        if Path(path).suffix == ".json":
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(path, text, durable)
+        real_write(root, path, data, durable)
 
-    monkeypatch.setattr(store_module, "_atomic_write", failing_write)
+    monkeypatch.setattr(store_module.safe_fs, "write_atomic", failing_write)
     newer = dataclasses.replace(base, measured=2.0, artifacts={"curve_svg": "curve.svg"})
     with pytest.raises(Exception, match="No space left on device"):
         store.write(newer, scratch)
-    monkeypatch.setattr(store_module, "_atomic_write", real_write)
+    monkeypatch.setattr(store_module.safe_fs, "write_atomic", real_write)
     kept = store.read(base.claim)
     assert kept is not None and kept.measured == 1.0 and kept.artifacts == old.artifacts
     assert (store.artifact_path(kept, "curve_svg") or Path()).read_text() == "<svg>old</svg>"
