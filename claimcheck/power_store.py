@@ -15,22 +15,21 @@ again against the card's current ``expect`` (:mod:`claimcheck.power`), and its f
 claim's fingerprint with the variant's sources) decides whether it is stale. A file that is not
 a regular file, is too large or does not parse reads as no power results, with a warning; it
 never crashes the tool. Writes are atomic (a temp file, then a rename) and happen only inside a
-verify run, which holds the store's run lock.
+verify run, which holds the store's run lock. Like every store entry, the file and its folder are
+read and written only through :mod:`claimcheck.safe_fs`: never through a link.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
-import tempfile
 import warnings
-from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from claimcheck import safe_fs
 from claimcheck.errors import StoreError
+from claimcheck.safe_fs import UnsafeEntry
 from claimcheck.store import StoreWarning, result_stem
 
 __all__ = ["MAX_POWER_BYTES", "PowerStore", "VariantRun"]
@@ -110,6 +109,7 @@ class PowerStore:
     """The ``power/`` folder of a results store."""
 
     def __init__(self, results: Path) -> None:
+        self.results = results
         self.folder = results / "power"
 
     def path_of(self, global_id: str) -> Path:
@@ -120,21 +120,17 @@ class PowerStore:
         """The stored runs of ``global_id`` by variant name; empty when missing or unusable."""
         path = self.path_of(global_id)
         try:
-            info = path.lstat()
-        except OSError:
-            return {}
-        if not stat.S_ISREG(info.st_mode):
-            return self._ignore(path, "not a regular file")
-        if info.st_size > MAX_POWER_BYTES:
-            return self._ignore(path, f"{info.st_size:,} bytes, over {MAX_POWER_BYTES:,}")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(safe_fs.read_bytes(self.results, path, MAX_POWER_BYTES))
             if not isinstance(data, dict) or data.get("claim") != global_id:
                 raise ValueError(f"it does not hold the power results of {global_id!r}")
             variants = data.get("variants")
             if not isinstance(variants, dict):
                 raise ValueError("no variants object")
             return {str(name): VariantRun.from_json(entry) for name, entry in variants.items()}
+        except FileNotFoundError:
+            return {}
+        except UnsafeEntry as exc:
+            return self._ignore(path, exc.message)
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             return self._ignore(path, str(exc))
 
@@ -145,18 +141,9 @@ class PowerStore:
                            "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
                           indent=2, sort_keys=True, default=str) + "\n"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            if self.folder.is_symlink() or not self.folder.is_dir():
-                raise OSError("the power folder is not a folder")
-            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(temp, path)
-            except BaseException:
-                with suppress(OSError):
-                    os.unlink(temp)
-                raise
+            safe_fs.write_atomic(self.results, path, text.encode("utf-8"))
+        except UnsafeEntry as exc:
+            raise StoreError(f"cannot write power results: {exc.message}", str(path)) from None
         except OSError as exc:
             raise StoreError(f"cannot write power results: {exc.strerror or exc}",
                              str(path)) from None

@@ -94,7 +94,7 @@ Commit `results/` and `artifacts/` so that an expensive result survives and the 
 anywhere. Deleting this folder is safe: every claim just counts as never run.
 """
 _GITIGNORE = ".lock\n.write.lock\n*.tmp\ncache/\n"
-_FOLDERS = ("results", "artifacts", "cache")
+_FOLDERS = ("results", "artifacts", "cache", "power")
 _LOCKS = (".lock", ".write.lock")
 _MISSING = object()
 
