@@ -120,7 +120,7 @@ class PowerStore:
         """The stored runs of ``global_id`` by variant name; empty when missing or unusable."""
         path = self.path_of(global_id)
         try:
-            data = json.loads(safe_fs.read_bytes(self.results, path, MAX_POWER_BYTES))
+            data = json.loads(safe_fs.read_bytes(self.results.parent, path, MAX_POWER_BYTES))
             if not isinstance(data, dict) or data.get("claim") != global_id:
                 raise ValueError(f"it does not hold the power results of {global_id!r}")
             variants = data.get("variants")
@@ -141,7 +141,7 @@ class PowerStore:
                            "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
                           indent=2, sort_keys=True, default=str) + "\n"
         try:
-            safe_fs.write_atomic(self.results, path, text.encode("utf-8"))
+            safe_fs.write_atomic(self.results.parent, path, text.encode("utf-8"))
         except UnsafeEntry as exc:
             raise StoreError(f"cannot write power results: {exc.message}", str(path)) from None
         except OSError as exc:
