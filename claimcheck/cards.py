@@ -50,6 +50,7 @@ from claimcheck.identifiers import (
     check_openreview,
     parse_paper_key,
 )
+from claimcheck.readings import CitationReading, Copy, PaperVersion
 
 __all__ = [
     "ARXIV_ID_PATTERN", "ARXIV_RE", "CLAIM_ID_PATTERN", "DOI_PATTERN", "IDENTITY_FIELDS",
@@ -173,13 +174,18 @@ class _CardBase(Strict):
 
 
 class ConceptCard(_CardBase):
-    """A card that explains an idea, drawing on the papers it lists."""
+    """A card that explains an idea, drawing on the papers it lists.
+
+    ``readings`` records, per paper and locator its body cites, whether the citation was
+    confirmed against a copy of the paper (:class:`claimcheck.readings.CitationReading`).
+    """
 
     kind: Literal["concept"]
     papers: list[PaperKey] = Field(default_factory=list)
     related: list[Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]] = Field(
         default_factory=list
     )
+    readings: list[CitationReading] = Field(default_factory=list)
 
     @field_validator("papers", mode="before")
     @classmethod
@@ -196,7 +202,9 @@ class PaperCard(_CardBase):
     """A card that describes one paper and registers its claims.
 
     The paper is named by exactly one of ``arxiv``, ``doi``, ``openreview`` or ``url`` (see
-    :mod:`claimcheck.identifiers` for the keys and global ids each gives).
+    :mod:`claimcheck.identifiers` for the keys and global ids each gives). ``version`` names the
+    version every locator of the card refers to, ``copies`` the copies its claims were read
+    against (:mod:`claimcheck.readings`).
     """
 
     kind: Literal["paper"]
@@ -212,6 +220,10 @@ class PaperCard(_CardBase):
     year: Annotated[StrictInt, Field(ge=1900, le=2100)]
     venue: StrictStr | None = None
     source: SourcePin | None = None
+    version: PaperVersion | None = None
+    copies: dict[Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")], Copy] = (
+        Field(default_factory=dict)
+    )
     code: list[CodeLink] = Field(default_factory=list)
     related: list[Annotated[StrictStr, Field(pattern=SLUG_PATTERN)]] = Field(
         default_factory=list

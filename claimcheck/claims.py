@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "CLAIM_ID_PATTERN", "MAX_QUOTE_LENGTH", "Basis", "Claim", "EnvironmentPart", "Expect",
-    "Number", "Resources", "Tier",
+    "Number", "Reading", "Resources", "Tier",
 ]
 
 CLAIM_ID_PATTERN = r"^[a-z0-9]+([-_][a-z0-9]+)*$"
@@ -118,6 +118,29 @@ class Resources(Strict):
     memory_gb: Annotated[Number, Field(gt=0)] | None = None
 
 
+class Reading(Strict):
+    """Whether a claim's locator and quote were confirmed in a copy of the paper, and where.
+
+    ``source`` names one of the paper card's ``copies`` (the translation, a secondary quotation,
+    the published article, ...); lint refuses a name the card does not list, so the site can
+    tell a locator confirmed in the paper itself from one confirmed only at second hand.
+    ``note`` says what was (or could not be) confirmed: for ``confirmed: false`` it is required,
+    and it is the reason.
+    """
+
+    confirmed: StrictBool
+    source: Annotated[StrictStr, Field(min_length=1, max_length=40)]
+    note: Annotated[StrictStr, Field(min_length=1, max_length=400)] | None = None
+
+    @model_validator(mode="after")
+    def _why_not(self) -> Reading:
+        if not self.confirmed and self.note is None:
+            raise PydanticCustomError(
+                "reading_note", "a reading that is not confirmed needs a note saying why", {}
+            )
+        return self
+
+
 EnvironmentPart = Literal["torch", "python", "platform", "environment"]
 """What ``rerun_on`` may name: a part of the recorded environment, or all of it."""
 
@@ -129,10 +152,12 @@ class Claim(Strict):
     unambiguous, :func:`claimcheck.basis.claim_basis`). ``quote`` is a short verbatim passage of
     the paper inside the claim's locator; a ``textual`` claim has no check and is decided by its
     quote alone. ``secondary_source`` names the source that the locator or figure rests on when
-    it is not the paper itself. ``rerun_on`` lists parts of the environment (``torch``,
-    ``python``, ``platform``, or ``environment`` for all three) whose change makes the stored
-    result stale: a timing ratio measured under another torch is not evidence about this one.
-    Without it, the environment is provenance only, shown as a difference.
+    it is not the paper itself. ``reading`` records whether the locator and quote were
+    confirmed, and in which copy of the paper (:class:`Reading`). ``rerun_on`` lists parts of
+    the environment (``torch``, ``python``, ``platform``, or ``environment`` for all three)
+    whose change makes the stored result stale: a timing ratio measured under another torch is
+    not evidence about this one. Without it, the environment is provenance only, shown as a
+    difference.
     ``catches`` names the wrong variants (:mod:`claimcheck.variants`) its check must catch: a
     power run (``claimcheck verify --power``) runs the check once under each; ``catches_note``
     says why no variant applies.
@@ -144,6 +169,7 @@ class Claim(Strict):
     basis: Annotated[Basis, Field(strict=False)] | None = None
     quote: Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUOTE_LENGTH)] | None = None
     secondary_source: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
+    reading: Reading | None = None
     check: StrictStr | None = None
     args: dict[StrictStr, Any] = Field(default_factory=dict)
     expect: Expect | None = None

@@ -49,7 +49,8 @@ class ModuleRoot:
 
 
 _KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources",
-               "confidence", "variants"}
+               "confidence", "variants",
+               "refused_sources"}
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -65,6 +66,7 @@ class ProjectConfig:
     trainer: str = "models.training:run_training"
     confidence: float = DEFAULT_CONFIDENCE
     variants: tuple[str, ...] = ()
+    refused_sources: tuple[str, ...] = ()
     raw: dict[str, object] = field(default_factory=dict, compare=False)
 
     def relative(self, path: Path) -> str:
@@ -165,6 +167,10 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
             for v in variants):
         raise ConfigError("[tool.claimcheck] variants must be a list of dotted module names "
                           "(the catalogue of wrong variants, e.g. [\"models.variants\"])", where)
+    refused = table.get("refused_sources", [])
+    if not isinstance(refused, list) or not all(isinstance(r, str) and r for r in refused):
+        raise ConfigError("[tool.claimcheck] refused_sources must be a list of non-empty "
+                          "strings (copies of papers no card may cite as a source)", where)
     roots = tuple((root / r).resolve() for r in roots_value)
     for resolved in roots:
         if resolved != root and root not in resolved.parents:
@@ -179,5 +185,6 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
         trainer=text("trainer", "models.training:run_training"),
         confidence=float(confidence),
         variants=tuple(variants),
+        refused_sources=tuple(refused),
         raw=dict(table),
     )

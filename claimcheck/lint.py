@@ -33,6 +33,9 @@ a ``TODO`` placeholder left by ``claimcheck new``             warning
 an unknown ``related:`` slug                                 info
 ==========================================================  =======
 
+The rules on readings, versions and refused sources are listed in
+:mod:`claimcheck.lint_readings`.
+
 Lint never imports torch or the project's content code: check references are resolved with
 :mod:`claimcheck.references` (files and ``ast`` only).
 """
@@ -61,6 +64,7 @@ from claimcheck.lint_power import (
     catches_findings,
     power_findings,
 )
+from claimcheck.lint_readings import reading_findings, refused_findings
 from claimcheck.lint_sources import source_findings
 from claimcheck.loader import LoadedCard
 from claimcheck.locators import LocatorError, parse_locator
@@ -102,6 +106,8 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         findings.extend(catches_findings(catalogue, loaded))
         findings.extend(_citation_findings(wiki, loaded, papers))
         findings.extend(source_findings(loaded, papers, quotes))
+        findings.extend(reading_findings(loaded, papers))
+        findings.extend(refused_findings(wiki.config, loaded))
         if isinstance(loaded.card, PaperCard):
             findings.extend(_claim_findings(wiki.config, loaded, loaded.card, kinds))
         if isinstance(loaded.card, ConceptCard):
@@ -111,6 +117,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
         findings.extend(source_findings(page, papers, quotes))
+        findings.extend(refused_findings(wiki.config, page))
         if page.card_hint is not None:
             line, why = page.card_hint
             findings.append(Finding(Level.WARNING, page.display_path, line, 1,

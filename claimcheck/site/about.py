@@ -6,7 +6,9 @@ in the hover card, in the claims table and in the dashboard's counts. A claim's 
 with the state of its check against the paper's cached source; a claim whose figure rests on a
 secondary source says so. The site speaks to readers: where the paper's source is not in the
 cache, it says "quote not yet checked against the paper"; the command that fetches it is
-``claimcheck lint``'s business.
+``claimcheck lint``'s business. A claim whose locator was confirmed only at second hand (in a
+translation or a secondary quotation: :class:`claimcheck.readings.CopyKind`) shows a ‡ and the
+copy's name.
 
 A ``textual`` claim's verdict is derived from its quote on every read
 (:meth:`claimcheck.sources.checker.QuoteChecker.textual_verdict`), never read from the store.
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from claimcheck.basis import BASIS_LEGEND
-from claimcheck.cards import Basis, PaperCard
+from claimcheck.cards import Basis, Claim, PaperCard
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
 from claimcheck.wiki import ClaimRef
 
@@ -46,6 +48,8 @@ class About:
     quote: str = ""
     quote_note: str = ""
     secondary_source: str = ""
+    reading: str = ""
+    second_hand: bool = False
 
     @property
     def short(self) -> str:
@@ -62,13 +66,30 @@ def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
     if quotes is not None and paper is not None and claim.quote:
         check = quotes.claim_quote(paper, claim)
         note = reader_note(check) if check is not None else ""
+    reading, second_hand = _reading(paper, claim)
     return About(
         basis.value if basis is not None else "",
         BASIS_LEGEND[basis] if basis is not None else "",
         claim.quote or "",
         note,
         claim.secondary_source or "",
+        reading,
+        second_hand,
     )
+
+
+def _reading(paper: PaperCard | None, claim: Claim) -> tuple[str, bool]:
+    """The claim's reading in words, and whether its locator was confirmed only second-hand."""
+    if paper is None or claim.reading is None:
+        return "", False
+    copy = paper.copies.get(claim.reading.source)
+    named = copy.what if copy is not None else claim.reading.source
+    note = f" ({claim.reading.note})" if claim.reading.note else ""
+    if not claim.reading.confirmed:
+        return f"locator not confirmed{note}", False
+    if copy is not None and not copy.kind.first_hand:
+        return f"locator confirmed only in a {copy.kind.value} copy: {named}{note}", True
+    return f"locator confirmed in {named}{note}", False
 
 
 def needs_quotes(ref: ClaimRef) -> bool:
