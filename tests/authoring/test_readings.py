@@ -145,3 +145,20 @@ def test_the_hover_card_names_a_second_hand_source(tmp_path: Path) -> None:
 
 def test_the_project_refuses_the_machine_written_copy() -> None:
     assert "nassersala/arabic-abstracts" in load_config(ROOT).refused_sources
+
+
+def test_the_badge_and_the_summary_show_the_second_hand_mark(tmp_path: Path) -> None:
+    from claimcheck.site.render import Renderer
+
+    paper = PAPER.replace("source: P}\n    statement: The network",
+                          "source: T}\n    statement: The network")
+    (tmp_path / "paper.md").write_text(paper, encoding="utf-8")
+    wiki = load_cards(CONFIG, [tmp_path / "paper.md"])
+    second = about({ref.claim.id: ref for ref in wiki.claims()}["params"], None)
+    env = Renderer().env
+    badge = env.from_string('{% from "macros.html" import badge %}{{ badge("verified", '
+                            'about=about) }}').render(about=second)
+    assert 'aria-label="locator confirmed only at second hand"' in badge and "‡" in badge
+    sourcing = env.from_string('{% from "claim.html" import sourcing %}{{ sourcing(claim) }}'
+                               ).render(claim={"about": second})
+    assert "‡ locator confirmed only in a translation copy: a complete translation" in sourcing
