@@ -25,7 +25,6 @@ smaller ``--budget`` than that leaves them not run (:mod:`claimcheck.power_run`)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -43,7 +42,7 @@ from claimcheck.verdict import Verdict, judge, unverified
 
 __all__ = [
     "ClaimPower", "State", "VariantState", "claim_power", "judge_run", "power_budget",
-    "share_all_caught", "variant_fingerprint",
+    "variant_fingerprint",
 ]
 
 
@@ -206,8 +205,7 @@ def _state(status: StoredStatus, name: str, catalogue: Catalogue, runs: dict[str
         return VariantState(name, State.UNKNOWN, note=exc.message)
     run = runs.get(name)
     if run is None:
-        return VariantState(name, State.NOT_RUN, variant.reference, note="never run: run "
-                            "`claimcheck verify --power`")
+        return VariantState(name, State.NOT_RUN, variant.reference, note=_never_run(status))
     verdict, reason = judge_run(status, run, confidence)
     fresh = variant_fingerprint(status, variant, fingerprints)
     base = dict(reference=variant.reference, verdict=verdict, reason=reason,
@@ -221,8 +219,10 @@ def _state(status: StoredStatus, name: str, catalogue: Catalogue, runs: dict[str
     return VariantState(name, state, **base)
 
 
-def share_all_caught(powers: Iterable[ClaimPower]) -> tuple[int, int]:
-    """(claims whose listed variants are all caught, verified claims that list any): for the
-    dashboard's share."""
-    measured = [p for p in powers if p.variants and p.applicable]
-    return sum(p.all_caught for p in measured), len(measured)
+def _never_run(status: StoredStatus) -> str:
+    """How to run a variant never run: a training claim's variants need its result's budget."""
+    result = status.stored
+    if result is not None and result.tier == Tier.TRAIN.value:
+        return (f"never run: run `claimcheck verify --power --budget {result.budget}` (a "
+                "training claim's variants run at its result's budget)")
+    return "never run: run `claimcheck verify --power`"

@@ -152,3 +152,24 @@ def test_a_forged_power_measurement_is_remade_by_the_recheck(project: Path) -> N
     _, rows = _verify(project, "--power", "--recheck-results-changed-since", "HEAD")
     assert rows["missed"]["power"]["missed"] == ["unused-offset"]
     assert json.loads(path.read_text())["variants"]["unused-offset"]["measured"] == 6.0
+
+
+@pytest.mark.slow
+def test_training_variants_run_at_the_result_budget_never_above_the_run(tmp_path: Path) -> None:
+    train = claim("t", "train", {"at_least": 0}, args={"epochs": 2}, accept_proxy=True,
+                  basis="reproduction", catches=["wrong-factor"])
+    root = write_power_project(tmp_path, {ARXIV: [train]})
+    _, rows = _verify(root, "--power")
+    variant, = rows["t"]["power"]["variants"]
+    assert variant["budget"] == "smoke"
+    result = root / ".claimcheck/results" / f"{ARXIV}__t.json"
+    data = json.loads(result.read_text())
+    result.write_text(json.dumps({**data, "budget": "short"}))  # as if verified at short
+    assert _power(root) == 0  # a smoke run never runs a short claim's variants
+    power = PowerStore(root / ".claimcheck")
+    power.path_of(f"{ARXIV}/t").unlink()
+    _, rows = _verify(root)
+    variant, = rows["t"]["power"]["variants"]
+    assert variant["state"] == "not run" and "--budget short" in variant["note"]
+    assert _power(root, budget="short") == 1
+    assert power.read(f"{ARXIV}/t")["wrong-factor"].budget == "short"
