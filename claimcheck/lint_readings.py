@@ -11,6 +11,8 @@ a locator of a kind the card's version leaves unnumbered,        error
   not mapped by the table
 a refused source (``[tool.claimcheck] refused_sources``) named   error
   anywhere in a card
+a pinned source of another version than the one the locators    error
+  follow (quotes would be looked up in another numbering)
 a claim without a reading, on a card that lists its ``copies``   warning
 a cited paper and locator without a reading, on a concept card   warning
   that keeps ``readings``; a reading that matches no citation
@@ -40,6 +42,7 @@ def reading_findings(loaded: LoadedCard, papers: dict[str, LoadedCard]) -> Itera
         yield from _claim_readings(loaded, card)
         if card.version is not None:
             yield from _claim_numbering(loaded, card, card.version)
+            yield from _pin_version(loaded, card, card.version)
     if isinstance(card, ConceptCard):
         yield from _concept_readings(loaded, card, papers)
     yield from _citation_numbering(loaded.citations, papers)
@@ -119,6 +122,21 @@ def _claim_numbering(
                     (position,) if isinstance(claim.cite, list) else ())
                 line, col = loaded.position(*where)
                 yield _finding(Level.ERROR, loaded, line, col, message, "numbering")
+
+
+def _pin_version(
+    loaded: LoadedCard, card: PaperCard, version: PaperVersion
+) -> Iterator[Finding]:
+    """The pinned arXiv source must be the version the locators follow, or quotes are looked up
+    in another numbering."""
+    pin = card.source
+    if pin is None or pin.version is None or pin.version == version.arxiv:
+        return
+    line, col = loaded.position("source", "version")
+    yield _finding(Level.ERROR, loaded, line, col,
+                   f"the pinned source is arXiv v{pin.version}, but the card's locators follow "
+                   f"{version.name}: its quotes would be looked up in another numbering",
+                   "numbering")
 
 
 def _citation_numbering(
