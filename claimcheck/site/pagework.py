@@ -17,6 +17,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from claimcheck.cards import ConceptCard, PaperCard
+from claimcheck.citations import Citation
 from claimcheck.site.citeview import CardBook, CitationView
 from claimcheck.site.links import Linker, citation_anchor, explanation_anchors
 from claimcheck.site.pages import PageState
@@ -66,8 +67,8 @@ class PageWork:
                       if claim.global_id not in named] if citation.claims else []
             card = state.book.card_for(stated, others)
             href = self.linker.citation_href(citation, stated, page)
-            state.views.append(CitationView(citation.text, tuple(stated), href, card.card_id,
-                                            citation_anchor(citation)))
+            state.views.append(CitationView(shown_text(citation), tuple(stated), href,
+                                            card.card_id, citation_anchor(citation)))
 
     def fill(self, html: str, state: PageState, page: Page) -> str:
         """Badges, hover cards, the claims table and the card's header."""
@@ -115,6 +116,14 @@ class PageWork:
     def _curve_href(self, view: ClaimView, page: Page) -> str | None:
         curve = self.files.get_file_from_path(curve_src(view.global_id))
         return None if curve is None else curve.url_relative_to(page.file)
+
+
+def shown_text(citation: Citation) -> str:
+    """The citation as a reader sees it: without its claim names (its badge speaks for them)."""
+    text = citation.text
+    for name in citation.claims:
+        text = text.replace(f" #{name}", "", 1)
+    return text
 
 
 def curve_src(global_id: str) -> str:

@@ -55,3 +55,18 @@ def test_404_has_no_root_absolute_url(repo_site: Path) -> None:
     html = (repo_site / "404.html").read_text(encoding="utf-8")
     assert not re.search(r'(?:href|src)="/(?!/)', html)
     assert '"base": "/"' not in html
+
+
+def test_a_named_claim_is_the_badge_and_the_others_stay_in_the_card(repo_site: Path) -> None:
+    """``[arxiv:1710.09829 tab. 1 #mnist-error]``: the 0.25% sentence speaks for one claim."""
+    html = (repo_site / "concepts" / "capsule-network.html").read_text(encoding="utf-8")
+    cite = re.search(r'0\.25% MNIST error, r = 3 with reconstruction <span class="cc-cite '
+                     r'cc-cite--(\w+)"[^>]*><a [^>]*>([^<]*)</a><span class="cc-badge ([^"]*)"'
+                     r'[^>]*aria-describedby="([\w-]+)"', html)
+    assert cite is not None
+    verdict, text, badge, card_id = cite.groups()
+    assert text == "[arxiv:1710.09829 tab. 1]"  # the name is the badge's business
+    assert verdict != "multi" and badge == f"cc-badge--{verdict}"
+    card = html[html.index(f'id="{card_id}"'):]
+    card = card[:card.index('role="tooltip"')] if 'role="tooltip"' in card else card
+    assert "also at this locator" in card and card.count("cc-card__line ") == 10
