@@ -69,4 +69,4 @@ def test_a_named_claim_is_the_badge_and_the_others_stay_in_the_card(repo_site: P
     assert verdict != "multi" and badge == f"cc-badge--{verdict}"
     card = html[html.index(f'id="{card_id}"'):]
     card = card[:card.index('role="tooltip"')] if 'role="tooltip"' in card else card
-    assert "also at this locator" in card and card.count("cc-card__line ") == 10
+    assert "also at this locator" in card and card.count("cc-card__line ") >= 5
