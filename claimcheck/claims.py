@@ -23,6 +23,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from claimcheck.limits import MAX_MEMORY_GB
+
 __all__ = [
     "CLAIM_ID_PATTERN", "MAX_QUOTE_LENGTH", "Basis", "Claim", "EnvironmentPart", "Expect",
     "Number", "Reading", "Resources", "Tier",
@@ -31,6 +33,8 @@ __all__ = [
 CLAIM_ID_PATTERN = r"^[a-z0-9]+([-_][a-z0-9]+)*$"
 MAX_QUOTE_LENGTH = 300
 Number = StrictInt | StrictFloat
+MAX_CPUS = 4096
+MAX_GPUS = 1024
 
 
 class Tier(str, Enum):
@@ -111,11 +115,16 @@ class Expect(Strict):
 
 
 class Resources(Strict):
-    """Resources one check needs when it runs on a cluster (overrides the tier's defaults)."""
+    """Resources one check needs when it runs on a cluster (overrides the tier's defaults).
 
-    cpus: Annotated[Number, Field(gt=0)] | None = None
-    gpus: Annotated[Number, Field(ge=0)] | None = None
-    memory_gb: Annotated[Number, Field(gt=0)] | None = None
+    A card is untrusted: ``memory_gb`` can only lower the operator's per-check memory limit
+    (:mod:`claimcheck.limits`), and every value must be finite and of a size a machine has
+    (non-finite, negative or absurd values are errors of the card, located by lint and verify).
+    """
+
+    cpus: Annotated[Number, Field(gt=0, le=MAX_CPUS, allow_inf_nan=False)] | None = None
+    gpus: Annotated[Number, Field(ge=0, le=MAX_GPUS, allow_inf_nan=False)] | None = None
+    memory_gb: Annotated[Number, Field(gt=0, le=MAX_MEMORY_GB, allow_inf_nan=False)] | None = None
 
 
 class Reading(Strict):

@@ -50,7 +50,7 @@ class ModuleRoot:
 
 _KNOWN_KEYS = {"wiki", "results", "import_roots", "model_factory", "trainer", "sources",
                "confidence", "variants",
-               "refused_sources"}
+               "refused_sources", "data_roots"}
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -67,6 +67,9 @@ class ProjectConfig:
     confidence: float = DEFAULT_CONFIDENCE
     variants: tuple[str, ...] = ()
     refused_sources: tuple[str, ...] = ()
+    data_roots: tuple[Path, ...] = ()
+    """Folders inside the project, outside the results store, where a card's path arguments may
+    point (``[tool.claimcheck] data_roots``; none by default: see :mod:`claimcheck.data_paths`)."""
     raw: dict[str, object] = field(default_factory=dict, compare=False)
 
     def relative(self, path: Path) -> str:
@@ -175,16 +178,35 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
     for resolved in roots:
         if resolved != root and root not in resolved.parents:
             raise ConfigError(f"import root {resolved} lies outside the project root", where)
+    # As written, not resolved: the store refuses a committed link (claimcheck.safe_fs).
+    results = Path(os.path.normpath(root / text("results", ".claimcheck")))
     return ProjectConfig(
         root=root,
         wiki=(root / text("wiki", "wiki")).resolve(),
-        # As written, not resolved: the store refuses a committed link (claimcheck.safe_fs).
-        results=Path(os.path.normpath(root / text("results", ".claimcheck"))),
+        results=results,
         import_roots=roots,
         model_factory=text("model_factory", "models.registry:build_model"),
         trainer=text("trainer", "models.training:run_training"),
         confidence=float(confidence),
         variants=tuple(variants),
         refused_sources=tuple(refused),
+        data_roots=_data_roots(table.get("data_roots", []), root, results, where),
         raw=dict(table),
     )
+
+
+def _data_roots(value: object, root: Path, results: Path, where: str | None) -> tuple[Path, ...]:
+    """``[tool.claimcheck] data_roots``: plain relative folders inside the project, none inside
+    the results store (whose files a pull request writes)."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError("[tool.claimcheck] data_roots must be a list of folders relative to "
+                          "the project", where)
+    folders = []
+    for item in value:
+        folder = Path(os.path.normpath(root / item))
+        if Path(item).is_absolute() or ".." in Path(item).parts or root not in folder.parents:
+            raise ConfigError(f"data root {item!r} must be a folder inside the project", where)
+        if folder == results or results in folder.parents or folder in results.parents:
+            raise ConfigError(f"data root {item!r} overlaps the results store", where)
+        folders.append(folder)
+    return tuple(folders)

@@ -11,8 +11,8 @@ The limit, per check:
   ``none`` / ``off`` for no limit), else
 * :data:`DEFAULT_MEMORY_LIMIT_GB` (8 GiB).
 
-A claim's ``resources: {memory_gb: N}`` is the per-claim override (see
-:func:`memory_limit_bytes`).
+A claim's ``resources: {memory_gb: N}`` can only lower that limit, never raise it: a card is
+untrusted input, the operator's setting is not (see :func:`memory_limit_bytes`).
 
 The limit is headroom: it counts the address space a check *adds* to what its process had
 mapped when the check started (:func:`ceiling_above_current`), so the libraries already loaded
@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - Windows has no resource module
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_GB",
     "ENV_MEMORY_LIMIT",
+    "MAX_MEMORY_GB",
     "MemoryLimitError",
     "address_space",
     "apply_memory_limit",
@@ -49,6 +50,8 @@ __all__ = [
     "memory_limit_for_device",
 ]
 
+MAX_MEMORY_GB = 1 << 20
+"""The largest memory limit that means anything (1 PiB); a larger one is a mistake, not a limit."""
 DEFAULT_MEMORY_LIMIT_GB = 8.0
 """Address-space ceiling of one check's worker when nothing else is configured, in GiB."""
 
@@ -64,8 +67,9 @@ class MemoryLimitError(ValueError):
 
 
 def _gib_to_bytes(value: float, source: str) -> int:
-    if not value > 0 or value == float("inf"):
-        raise MemoryLimitError(f"{source}: memory limit must be a positive number of GiB")
+    if not 0 < value <= MAX_MEMORY_GB:
+        raise MemoryLimitError(f"{source}: memory limit must be a positive number of GiB, at "
+                               f"most {MAX_MEMORY_GB:,}")
     return int(value * _GIB)
 
 
@@ -74,12 +78,19 @@ def memory_limit_bytes(
 ) -> int | None:
     """The memory ceiling of one check in bytes, or ``None`` for no limit.
 
-    ``claim_memory_gb`` (a claim's ``resources.memory_gb``) wins over the environment, which wins
-    over :data:`DEFAULT_MEMORY_LIMIT_GB`. Raises :class:`MemoryLimitError` for a malformed value.
+    The operator's limit is the environment's, else :data:`DEFAULT_MEMORY_LIMIT_GB`.
+    ``claim_memory_gb`` (a claim's ``resources.memory_gb``) applies only where it is lower (a
+    card may lower the operator's limit, never raise or lift it). Raises
+    :class:`MemoryLimitError` for a malformed value.
     """
-    if claim_memory_gb is not None:
-        return _gib_to_bytes(float(claim_memory_gb), "resources.memory_gb")
-    env = os.environ if environ is None else environ
+    operator = _operator_limit(os.environ if environ is None else environ)
+    if claim_memory_gb is None:
+        return operator
+    claimed = _gib_to_bytes(float(claim_memory_gb), "resources.memory_gb")
+    return claimed if operator is None else min(claimed, operator)
+
+
+def _operator_limit(env: Mapping[str, str]) -> int | None:
     text = env.get(ENV_MEMORY_LIMIT, "").strip()
     if not text:
         return _gib_to_bytes(DEFAULT_MEMORY_LIMIT_GB, "default")

@@ -16,6 +16,9 @@ an unknown built-in check kind (with "did you mean")         error
 a file that leaves the wiki or is not a regular file          error
 a built-in kind's args that break its model, or name an      error
 unknown model, preset, config field or trainer key
+a path argument (``data_folder``, ``*_dir``, ...) outside    error
+  the project's data roots (:mod:`claimcheck.data_paths`;
+  the same message verify gives)
 ``nan`` or ``inf`` in an expectation                         error
 a ``catches:`` name that does not resolve (did you mean)    error
   (:mod:`claimcheck.lint_power`)
@@ -55,6 +58,7 @@ from claimcheck.checks.args import args_problems
 from claimcheck.checks.catalog import model_catalog, trainer_facts
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
+from claimcheck.data_paths import path_arg_problems
 from claimcheck.errors import ClaimcheckError
 from claimcheck.findings import Finding, Level
 from claimcheck.identifiers import PaperId, parse_paper_key
@@ -220,6 +224,9 @@ def _claim_findings(
         yield from _non_finite_expect(loaded, index, claim.expect)
         if claim.check is None:
             continue
+        for problem in path_arg_problems(claim.args, config):
+            line, col = loaded.position("claims", index, "args", *problem.path)
+            yield _error(loaded, line, col, problem.message, "path-arg")
         slots = {slot.path: slot for slot in callable_slots(claim.check, claim.args)}
         line, col = loaded.position("claims", index, "check")
         if is_reference(claim.check):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from claimcheck.cards import Tier
 from claimcheck.config import ProjectConfig
+from claimcheck.data_paths import path_arg_problems
 from claimcheck.errors import CheckReferenceError
 from claimcheck.result import BUDGETS, budget_rank, succeeded
 from claimcheck.status import StoredStatus, collect_status
@@ -100,11 +101,14 @@ def timeout_for(tier: Tier, options: RunOptions) -> float:
 def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
     """Why the claim is not run although it was planned (``""``: run it).
 
-    A function the claim names that the trust boundary refuses (the message lint gives: such a
-    claim never reaches a worker); or a re-check of a changed result file that this run's budget
-    cannot reproduce.
+    A path argument outside the project's data roots, or a function the claim names that the
+    trust boundary refuses (the messages lint gives: such a claim never reaches a worker); or a
+    re-check of a changed result file that this run's budget cannot reproduce.
     """
     ref = status.ref
+    paths = path_arg_problems(ref.claim.args, config)
+    if paths:
+        return paths[0].message
     for slot in callable_slots(ref.claim.check, ref.claim.args):
         try:
             resolve_reference(slot.text, config, role=slot.role)

@@ -3,16 +3,23 @@
 Looks in each data folder (:func:`models.data.identity.data_folders`) for the extracted folder
 (``cifar-10-batches-py/`` with ``data_batch_1..5`` and ``test_batch``; ``cifar-100-python/`` with
 ``train`` and ``test``) or the original archive (``cifar-10-python.tar.gz``,
-``cifar-100-python.tar.gz``, MD5-checked). Nothing is downloaded and nothing is synthesised:
-an absent dataset raises the tool's ``DataUnavailable``.
+``cifar-100-python.tar.gz``). Nothing is downloaded and nothing is synthesised: an absent dataset
+raises the tool's ``DataUnavailable``.
+
+The batches are pickles, and unpickling runs code, so a data folder is untrusted input: every
+batch is checked against the MD5 of the file the dataset's authors publish (the archive too)
+before it is unpickled, a file that differs is refused, and the unpickler itself builds only
+plain containers and NumPy arrays (:class:`_BatchUnpickler`), never any other callable.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
+import stat
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,22 +39,72 @@ class CifarLayout:
     test_members: tuple[str, ...]
     label_key: bytes
     num_classes: int
+    member_md5: Mapping[str, str]
 
 
 CIFAR10 = CifarLayout("cifar10", "cifar-10-batches-py", "cifar-10-python.tar.gz",
                       "c58f30108f718f92721af3b95e74349a",
                       tuple(f"data_batch_{i}" for i in range(1, 6)), ("test_batch",),
-                      b"labels", 10)
+                      b"labels", 10,
+                      {"data_batch_1": "c99cafc152244af753f735de768cd75f",
+                       "data_batch_2": "d4bba439e000b95fd0a9bffe97cbabec",
+                       "data_batch_3": "54ebc095f3ab1f0389bbae665268c751",
+                       "data_batch_4": "634d18415352ddfa80567beed471001a",
+                       "data_batch_5": "482c414d41f54cd18b22e5b47cb7c3cb",
+                       "test_batch": "40351d587109b95175f43aff81a1287e"})
 CIFAR100 = CifarLayout("cifar100", "cifar-100-python", "cifar-100-python.tar.gz",
                        "eb9058c3a382ffc7106e4002c42a8d85", ("train",), ("test",),
-                       b"fine_labels", 100)
+                       b"fine_labels", 100,
+                       {"train": "16019d7e3df5f24257cddd939b257f8d",
+                        "test": "f0ef6b0ae62326f3e7ffdfab6717acfc"})
+MAX_BATCH_BYTES = 400 * 1024 * 1024
+"""Larger than any CIFAR batch (CIFAR-100's ``train`` is about 155 MB); a bigger file is refused."""
+
+
+_ARRAY_GLOBALS = frozenset({
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy", "ndarray"), ("numpy", "dtype"),
+})
+
+
+class _BatchUnpickler(pickle.Unpickler):
+    """Builds plain containers and NumPy arrays only: any other global a pickle names (``os``,
+    ``subprocess``, ``builtins.eval``...) is refused, so even a file that passed its checksum
+    cannot run code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ARRAY_GLOBALS:
+            raise pickle.UnpicklingError(f"refusing {module}.{name} in a CIFAR batch")
+        return super().find_class(module, name)
 
 
 def _unpickle(payload: bytes) -> dict[bytes, Any]:
-    record = pickle.loads(payload, encoding="bytes")
+    record = _BatchUnpickler(io.BytesIO(payload), encoding="bytes").load()
     if not isinstance(record, dict):
         raise ValueError("CIFAR batch is not a dict")
     return record
+
+
+def _md5(payload: bytes) -> str:
+    return hashlib.md5(payload, usedforsecurity=False).hexdigest()
+
+
+def _verified(layout: CifarLayout, member: str, payload: bytes, where: Path) -> bytes:
+    """``payload`` once its MD5 is the published one of ``member``; never unpickled otherwise."""
+    digest = _md5(payload)
+    if digest != layout.member_md5[member]:
+        raise ValueError(f"{where}: MD5 {digest}, expected {layout.member_md5[member]}: not the "
+                         f"published {layout.name} file, so it is never unpickled")
+    return payload
+
+
+def _read_regular(path: Path) -> bytes:
+    """A regular file's bytes, at most :data:`MAX_BATCH_BYTES` (a device or FIFO is refused)."""
+    found = path.stat()
+    if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_BATCH_BYTES:
+        raise ValueError(f"{path}: not a regular file of at most {MAX_BATCH_BYTES:,} bytes")
+    with path.open("rb") as handle:
+        return handle.read(MAX_BATCH_BYTES + 1)
 
 
 def _member_reader(layout: CifarLayout, folders: list[Path]) -> tuple[Callable[[str], bytes], Path]:
@@ -56,12 +113,13 @@ def _member_reader(layout: CifarLayout, folders: list[Path]) -> tuple[Callable[[
         extracted = folder / layout.folder
         if all((extracted / m).is_file() for m in layout.train_members + layout.test_members):
             def from_folder(member: str, extracted: Path = extracted) -> bytes:
-                return (extracted / member).read_bytes()
+                path = extracted / member
+                return _verified(layout, member, _read_regular(path), path)
 
             return from_folder, extracted
         archive = folder / layout.archive
         if archive.is_file():
-            digest = hashlib.md5(archive.read_bytes(), usedforsecurity=False).hexdigest()
+            digest = _md5(archive.read_bytes())
             if digest != layout.archive_md5:
                 raise ValueError(f"{archive}: MD5 {digest}, expected {layout.archive_md5}")
 
@@ -70,7 +128,7 @@ def _member_reader(layout: CifarLayout, folders: list[Path]) -> tuple[Callable[[
                     handle = tar.extractfile(f"{layout.folder}/{member}")
                     if handle is None:
                         raise ValueError(f"{archive}: {member} missing")
-                    return handle.read()
+                    return _verified(layout, member, handle.read(), archive)
 
             return from_archive, archive
     raise unavailable(layout.name, folders)
@@ -91,7 +149,11 @@ def load_cifar(name: str, folder: str | Path | None = None) -> LabelledSplits:
     layouts = {"cifar10": CIFAR10, "cifar100": CIFAR100}
     if name not in layouts:
         raise ValueError(f"unknown CIFAR variant {name!r}; use one of {sorted(layouts)}")
-    layout = layouts[name]
+    return _load_layout(layouts[name], folder)
+
+
+def _load_layout(layout: CifarLayout, folder: str | Path | None) -> LabelledSplits:
+    name = layout.name
     read, source = _member_reader(layout, data_folders(folder))
     train_x, train_y = _read_batches(read, layout.train_members, layout.label_key)
     test_x, test_y = _read_batches(read, layout.test_members, layout.label_key)

@@ -41,8 +41,20 @@ def test_environment_overrides_default(text: str, expected: int | None) -> None:
     assert memory_limit_bytes(environ={ENV_MEMORY_LIMIT: text}) == expected
 
 
-def test_claim_resources_override_environment() -> None:
-    assert memory_limit_bytes(3, environ={ENV_MEMORY_LIMIT: "1"}) == 3 * GIB
+def test_claim_resources_only_lower_the_operators_limit() -> None:
+    """A card is untrusted: its ``resources.memory_gb`` never lifts the operator's cap
+    (issue 22 §2)."""
+    assert memory_limit_bytes(3, environ={ENV_MEMORY_LIMIT: "1"}) == 1 * GIB
+    assert memory_limit_bytes(0.5, environ={ENV_MEMORY_LIMIT: "1"}) == GIB // 2
+    assert memory_limit_bytes(64, environ={}) == int(DEFAULT_MEMORY_LIMIT_GB * GIB)
+    assert memory_limit_bytes(2, environ={}) == 2 * GIB
+    assert memory_limit_bytes(3, environ={ENV_MEMORY_LIMIT: "0"}) == 3 * GIB  # no cap: it lowers
+
+
+@pytest.mark.parametrize("value", [1e300, float("inf"), float("nan"), -1.0, 0.0])
+def test_an_out_of_range_claim_limit_is_a_clear_error(value: float) -> None:
+    with pytest.raises(MemoryLimitError, match=r"resources\.memory_gb"):
+        memory_limit_bytes(value, environ={})
 
 
 @pytest.mark.parametrize("text", ["lots", "-1", "nan", "inf"])
