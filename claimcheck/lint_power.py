@@ -13,8 +13,8 @@ a verified claim's listed variant with no fresh power run    info
 ==========================================================  =======
 
 The last three read the power results (``claimcheck verify --power``) from the results store,
-judged again like every view (:mod:`claimcheck.power`); the finding sits at the variant's name
-in the claim's ``catches:``.
+judged again like every view (:mod:`claimcheck.power`); the finding sits at the claim's line, as
+every verdict of the claim does, and names the variant.
 
 Names are resolved against the catalogue of :mod:`claimcheck.variants`, read with :mod:`ast`;
 nothing is imported.
@@ -87,12 +87,12 @@ def power_findings(wiki: Wiki, catalogue: Catalogue) -> Iterator[Finding]:
         if not power.applicable:
             continue
         index = next(i for i, c in enumerate(ref.card.card.claims) if c is ref.claim)
-        for position, variant in enumerate(power.variants):
+        for variant in power.variants:
             rule_level = _POWER_LEVELS.get(variant.state)
             if rule_level is None:
                 continue
             rule, level = rule_level
-            line, col = ref.card.position("claims", index, "catches", position)
+            line, col = ref.card.position("claims", index)
             yield Finding(level, ref.card.display_path, line, col,
                           f"claim '{ref.claim.id}': {_power_message(variant)}", rule)
 

@@ -44,14 +44,14 @@ def _card_line(root: Path, path: str, line: int) -> str:
     return (root / path).read_text(encoding="utf-8").splitlines()[line - 1]
 
 
-def test_missed_variant_is_a_warning_at_its_name(measured: Path) -> None:
+def test_missed_variant_is_a_warning_at_the_claims_line(measured: Path) -> None:
     code, text = _run("lint", str(measured / "wiki"), "--format", "json")
     findings = [f for f in json.loads(text) if f["rule"] == "variant-missed"]
     assert code == 0
     finding, = findings
     assert finding["level"] == "warning"
     assert "wrong variant 'unused-offset' is not caught" in finding["message"]
-    assert "unused-offset" in _card_line(measured, finding["path"], finding["line"])
+    assert "id: missed" in _card_line(measured, finding["path"], finding["line"])
 
 
 def test_missed_variant_is_an_error_with_strict(measured: Path) -> None:
