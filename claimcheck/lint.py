@@ -8,6 +8,7 @@ finding                                                      level
 a card that does not load or validate                        error
 a malformed citation (near-miss, bad id, bad locator)        error
 duplicate slug / duplicate paper card / duplicate claim id   error
+  (:mod:`claimcheck.conflicts`; verify refuses those claims)
 malformed claim locator                                      error
 a function a card names that the trust boundary refuses       error
   (``check:``, ``factory:``, ``a:``/``b:``, ``trainer:``; the
@@ -58,6 +59,7 @@ from claimcheck.checks.args import args_problems
 from claimcheck.checks.catalog import model_catalog, trainer_facts
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
+from claimcheck.conflicts import identity_conflicts
 from claimcheck.data_paths import path_arg_problems
 from claimcheck.errors import ClaimcheckError
 from claimcheck.findings import Finding, Level
@@ -131,29 +133,10 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
 
 
 def _duplicates(wiki: Wiki) -> Iterator[Finding]:
-    seen_slugs: dict[str, str] = {}
-    seen_papers: dict[str, str] = {}
-    for loaded in wiki.cards:
-        card = loaded.card
-        if card.slug in seen_slugs:  # positions are located only for a finding (yamlsource)
-            line, col = loaded.position("slug")
-            yield _error(loaded, line, col, f"duplicate slug '{card.slug}' (also in "
-                         f"{seen_slugs[card.slug]})", "duplicate-slug")
-        seen_slugs.setdefault(card.slug, loaded.display_path)
-        if isinstance(card, PaperCard):
-            paper = card.paper_id
-            if card.paper_key in seen_papers:
-                line, col = loaded.position(paper.scheme if paper.scheme != "url" else "url")
-                yield _error(loaded, line, col, f"a second paper card for {paper.label} "
-                             f"(first: {seen_papers[card.paper_key]})", "duplicate-paper")
-            seen_papers.setdefault(card.paper_key, loaded.display_path)
-            ids: set[str] = set()
-            for index, claim in enumerate(card.claims):
-                if claim.id in ids:
-                    line, col = loaded.position("claims", index, "id")
-                    yield _error(loaded, line, col, f"duplicate claim id '{claim.id}'",
-                                 "duplicate-claim")
-                ids.add(claim.id)
+    """Ambiguous identities (:mod:`claimcheck.conflicts`: the table verify refuses with)."""
+    for conflict in identity_conflicts(wiki):
+        line, col = conflict.card.position(*conflict.where)
+        yield _error(conflict.card, line, col, conflict.message, conflict.rule)
 
 
 def _citation_findings(

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from claimcheck.cards import Tier
 from claimcheck.config import ProjectConfig
+from claimcheck.conflicts import refused_identities
 from claimcheck.data_paths import path_arg_problems
 from claimcheck.errors import CheckReferenceError
 from claimcheck.result import BUDGETS, budget_rank, succeeded
@@ -124,10 +125,13 @@ def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) ->
 def plan(
     wiki: Wiki, store: ResultStore, options: RunOptions
 ) -> tuple[list[StoredStatus], list[StoredStatus]]:
-    """Every selected claim's status, and those of them to run."""
+    """Every selected claim's status, and those of them to run (never a claim whose identity is
+    ambiguous, :mod:`claimcheck.conflicts`: its rows say why, :func:`refuse_ambiguous`)."""
+    refused = refused_identities(wiki)
     statuses = [
         s for s in collect_status(wiki, store, rerun_on_environment=options.rerun_on_environment)
         if matches(s.ref, options.only)
     ]
-    planned = [s for s in statuses if s.ref.claim.check is not None and needs_run(s, options)]
+    planned = [s for s in statuses if s.ref.claim.check is not None
+               and s.ref.global_id not in refused and needs_run(s, options)]
     return statuses, planned

@@ -28,6 +28,7 @@ from pathlib import Path
 from claimcheck.cards import Tier
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.child import CHECK_RAISED
+from claimcheck.conflicts import refused_identities
 from claimcheck.errors import ClaimcheckError
 from claimcheck.executor import Executor, LocalExecutor, Outcome, Task
 from claimcheck.fingerprint import Fingerprinter
@@ -130,7 +131,9 @@ def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
     results = ResultStore(wiki.config.results)
     store = PowerStore(wiki.config.results)
     with results.run_lock(wait=False), tempfile.TemporaryDirectory(prefix="claimcheck-") as tmp:
-        statuses = [s for s in collect_status(wiki, results) if matches(s.ref, options.only)]
+        refused = refused_identities(wiki)  # an ambiguous claim is never run (conflicts.py)
+        statuses = [s for s in collect_status(wiki, results)
+                    if matches(s.ref, options.only) and s.ref.global_id not in refused]
         fingerprints = Fingerprinter(wiki.config, cache_dir=results.folder / "cache")
         catalogue = load_catalogue(wiki.config, fingerprints.index)
         jobs = {job.task.key: job

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from claimcheck.cards import PaperCard
+from claimcheck.conflicts import refused_identities
 from claimcheck.executor import Outcome
 from claimcheck.interval_verdict import interval_display
 from claimcheck.output import ClaimRow
@@ -98,6 +99,18 @@ class _QuoteFields(NamedTuple):
     quote_state: str | None
     quote_message: str
     secondary_source: str | None
+
+
+def refuse_ambiguous(rows: list[ClaimRow], wiki: Wiki) -> list[ClaimRow]:
+    """``rows`` with every claim whose identity is ambiguous (:mod:`claimcheck.conflicts`)
+    shown as refused with lint's message, whatever the store holds for its id: it errs, so the
+    run fails, and no stored verdict is shown for a claim two cards could own."""
+    refused = refused_identities(wiki)
+    return [row if row.claim not in refused else dataclasses.replace(
+        row, verdict=Verdict.UNVERIFIED.value, reason=refused[row.claim],
+        error=refused[row.claim], measured=None, fidelity=None, stale=False, interval=None,
+        shown=None, ran=False)
+        for row in rows]
 
 
 def stored_row(

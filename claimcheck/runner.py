@@ -38,7 +38,13 @@ from claimcheck.planning import (
     timeout_for,
 )
 from claimcheck.provenance import environment_info, git_state
-from claimcheck.recording import attempt_row, interrupted_attempt, outcome_result, stored_row
+from claimcheck.recording import (
+    attempt_row,
+    interrupted_attempt,
+    outcome_result,
+    refuse_ambiguous,
+    stored_row,
+)
 from claimcheck.sources.checker import QuoteChecker
 from claimcheck.status import StoredStatus, shown
 from claimcheck.store import ResultStore, result_stem
@@ -158,7 +164,7 @@ def verify(
     statuses, planned = plan(wiki, store, options)
     quotes = QuoteChecker(wiki.config)
     rows = {s.ref.global_id: stored_row(s, wiki, quotes) for s in statuses}
-    report = RunReport(list(rows.values()))
+    report = RunReport(refuse_ambiguous(list(rows.values()), wiki))
     if not planned:
         hear.planned(0, None)
         return report
@@ -208,5 +214,5 @@ def verify(
             close = getattr(running, "close", None)
             if close is not None:
                 close()
-    report.rows = list(rows.values())
+    report.rows = refuse_ambiguous(list(rows.values()), wiki)
     return report

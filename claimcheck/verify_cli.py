@@ -263,6 +263,7 @@ def _power(ns: argparse.Namespace, wiki: Wiki, options: RunOptions, interrupted:
 
 def run_status(ns: argparse.Namespace) -> int:
     """``claimcheck status``: print stored verdicts with stale markers; runs nothing."""
+    from claimcheck.recording import refuse_ambiguous
     from claimcheck.sources.checker import QuoteChecker
     from claimcheck.status import collect_status
     from claimcheck.store import ResultStore
@@ -273,8 +274,8 @@ def run_status(ns: argparse.Namespace) -> int:
     store = ResultStore(wiki.config.results, wiki.config.root)
     quotes = QuoteChecker(wiki.config)
     statuses = collect_status(wiki, store)
-    rows = add_power([stored_row(status, wiki, quotes) for status in statuses
-                      if matches(status.ref, ns.only)], wiki, statuses)
+    rows = add_power(refuse_ambiguous([stored_row(status, wiki, quotes) for status in statuses
+                                       if matches(status.ref, ns.only)], wiki), wiki, statuses)
     style = OutputFormat(ns.format)
     if style is OutputFormat.TEXT:
         render_status(rows, sys.stdout)
