@@ -32,6 +32,7 @@ from claimcheck.checks.api import (
     register_check,
     unknown_kind_message,
 )
+from claimcheck.checks.declared import CheckArgs, CheckArgsError
 from claimcheck.citations import (
     Citation,
     CitationProblem,
@@ -73,6 +74,8 @@ __all__ = [
     "Basis",
     "BuiltinCheck",
     "CardError",
+    "CheckArgs",
+    "CheckArgsError",
     "CheckContext",
     "CheckReferenceError",
     "Citation",

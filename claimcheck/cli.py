@@ -27,18 +27,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _lint(ns: argparse.Namespace) -> int:
-    from claimcheck.lint import Level, lint_wiki, strict
-    from claimcheck.wiki import card_files, load_cards, load_wiki
+    from claimcheck.lint import Level, lint_selection, strict
 
     target = Path(ns.path) if ns.path else None
     config = load_config(target)
     if target is not None and not target.exists():
         raise UsageError(f"{target}: no such file or folder")
-    if target is not None and target.is_file():
-        wiki = load_cards(config, card_files(target))
-    else:
-        wiki = load_wiki(config, target)
-    findings = lint_wiki(wiki)
+    findings, cards = lint_selection(config, target)
     if ns.strict:
         findings = strict(findings)
     if ns.format == "json":
@@ -57,7 +52,7 @@ def _lint(ns: argparse.Namespace) -> int:
             print(f.as_text())
         counts = {level: sum(f.level is level for f in findings) for level in Level}
         if sys.stderr.isatty():
-                print(f"{len(wiki.cards)} card(s): {counts[Level.ERROR]} error(s), "
+            print(f"{cards} card(s): {counts[Level.ERROR]} error(s), "
                   f"{counts[Level.WARNING]} warning(s), {counts[Level.INFO]} info",
                   file=sys.stderr)
     has_errors = any(f.level is Level.ERROR for f in findings)

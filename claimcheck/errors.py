@@ -47,7 +47,17 @@ class ClaimcheckError(Exception):
 
 
 class CardError(ClaimcheckError):
-    """A card cannot be read or does not validate."""
+    """A card cannot be read or does not validate.
+
+    ``also`` holds the card's other errors, each at its own place, so that one mistake does
+    not hide the rest (:func:`claimcheck.loader.load_card`).
+    """
+
+    also: tuple[CardError, ...] = ()
+
+    def every(self) -> list[CardError]:
+        """This error, then the others found in the same card."""
+        return [self, *self.also]
 
 
 class ConfigError(ClaimcheckError):

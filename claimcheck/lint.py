@@ -20,7 +20,13 @@ unknown model, preset, config field or trainer key
 a path argument (``data_folder``, ``*_dir``, ...) outside    error
   the project's data roots (:mod:`claimcheck.data_paths`;
   the same message verify gives)
+a custom check's args that its declaration does not allow    error
+  (unknown key with "did you mean", missing key, wrong type;
+  :mod:`claimcheck.checks.declared`)
 ``nan`` or ``inf`` in an expectation                         error
+an expectation of the wrong type for the check's measurement  error
+  (text for a number, ``equals`` on a real number, ``holds``
+  on a count; :mod:`claimcheck.expect_types`)
 a ``catches:`` name that does not resolve (did you mean)    error
   (:mod:`claimcheck.lint_power`)
 a listed wrong variant that the stored power run shows       warning
@@ -49,19 +55,26 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from claimcheck.basis import basis_problem
 from claimcheck.cards import Claim, ConceptCard, Expect, PaperCard
 from claimcheck.checks.api import builtin_kinds, unknown_kind_message
-from claimcheck.checks.args import args_problems
+from claimcheck.checks.args import ArgsProblem, args_problems
 from claimcheck.checks.catalog import model_catalog, trainer_facts
+from claimcheck.checks.declared import (
+    content_module_finder,
+    field_problems,
+    static_declaration,
+)
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.conflicts import identity_conflicts
 from claimcheck.data_paths import path_arg_problems
 from claimcheck.errors import ClaimcheckError
+from claimcheck.expect_types import expect_problems
 from claimcheck.findings import Finding, Level
 from claimcheck.identifiers import PaperId, parse_paper_key
 from claimcheck.lint_power import (
@@ -72,7 +85,7 @@ from claimcheck.lint_power import (
 )
 from claimcheck.lint_readings import reading_findings, refused_findings
 from claimcheck.lint_sources import source_findings
-from claimcheck.loader import LoadedCard
+from claimcheck.loader import LoadedCard, SalvagedClaims
 from claimcheck.locators import LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage
 from claimcheck.references import is_reference
@@ -80,12 +93,15 @@ from claimcheck.sources.checker import QuoteChecker
 from claimcheck.trust import CallableSlot, callable_slots, resolve_reference
 from claimcheck.variants import load_catalogue
 from claimcheck.verdict import format_value
-from claimcheck.wiki import Wiki
+from claimcheck.wiki import Wiki, card_files, load_cards, load_wiki
+
+Located = LoadedCard | SalvagedClaims
+"""Where claims come from: a card that loaded, or the claims salvaged from one that did not."""
 
 PLACEHOLDER = "TODO"
 """What ``claimcheck new`` writes where metadata is unknown (kept in step with scaffold.py)."""
 
-__all__ = ["Finding", "Level", "lint_wiki", "strict"]
+__all__ = ["Finding", "Level", "lint_selection", "lint_wiki", "strict"]
 
 
 def strict(findings: list[Finding]) -> list[Finding]:
@@ -115,11 +131,14 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         findings.extend(reading_findings(loaded, papers))
         findings.extend(refused_findings(wiki.config, loaded))
         if isinstance(loaded.card, PaperCard):
-            findings.extend(_claim_findings(wiki.config, loaded, loaded.card, kinds))
+            findings.extend(_claim_findings(wiki.config, loaded, enumerate(loaded.card.claims),
+                                            kinds))
         if isinstance(loaded.card, ConceptCard):
             findings.extend(_papers_field(loaded, loaded.card))
         findings.extend(_related(loaded, slugs))
         findings.extend(_placeholders(loaded))
+    for salvaged in wiki.salvaged:  # a card that did not load: its claims that do still count
+        findings.extend(_claim_findings(wiki.config, salvaged, salvaged.claims, kinds))
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
         findings.extend(source_findings(page, papers, quotes))
@@ -130,6 +149,44 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
                                     f"looks like a card without front matter: {why}",
                                     "no-front-matter"))
     return sorted(findings, key=lambda f: (f.path, f.line, f.col, f.message))
+
+
+def lint_selection(config: ProjectConfig, target: Path | None) -> tuple[list[Finding], int]:
+    """Lint ``target`` (a card, a folder, or the whole wiki when ``None``) in its wiki's context.
+
+    For a part of the configured wiki, the whole wiki is loaded, so that a named card's
+    citations, duplicates and related slugs are judged against every other card; only findings
+    in the named files are returned, with the number of cards named. Files outside the wiki
+    are judged on their own.
+    """
+    if target is not None and not _inside_wiki(target, config) and not _same(target,
+                                                                             config.wiki):
+        wiki = (load_cards(config, card_files(target)) if target.is_file()
+                else load_wiki(config, target))  # not part of the wiki: judged on its own
+        return lint_wiki(wiki), len(wiki.cards)
+    wiki = load_wiki(config)
+    if target is None or _same(target, config.wiki):
+        return lint_wiki(wiki), len(wiki.cards)
+    shown = config.relative(target)
+    findings = [f for f in lint_wiki(wiki) if f.path == shown or f.path.startswith(shown + "/")]
+    named = sum(c.display_path == shown or c.display_path.startswith(shown + "/")
+                for c in wiki.cards)
+    return findings, named
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _inside_wiki(target: Path, config: ProjectConfig) -> bool:
+    try:
+        resolved, wiki = target.resolve(), config.wiki.resolve()
+    except OSError:
+        return False
+    return wiki in resolved.parents
 
 
 def _duplicates(wiki: Wiki) -> Iterator[Finding]:
@@ -190,9 +247,9 @@ def _claim_name_findings(wiki: Wiki, citation: Citation) -> Iterator[Finding]:
 
 
 def _claim_findings(
-    config: ProjectConfig, loaded: LoadedCard, card: PaperCard, kinds: list[str]
+    config: ProjectConfig, loaded: Located, claims: Iterable[tuple[int, Claim]], kinds: list[str]
 ) -> Iterator[Finding]:
-    for index, claim in enumerate(card.claims):
+    for index, claim in claims:
         for position, text in enumerate(claim.locators):
             try:
                 parse_locator(text)
@@ -205,6 +262,7 @@ def _claim_findings(
                              f"malformed claim locator {text!r}: {exc.message}{hint}",
                              "claim-locator")
         yield from _non_finite_expect(loaded, index, claim.expect)
+        yield from _typed_expect(loaded, index, claim)
         if claim.check is None:
             continue
         for problem in path_arg_problems(claim.args, config):
@@ -214,6 +272,8 @@ def _claim_findings(
         line, col = loaded.position("claims", index, "check")
         if is_reference(claim.check):
             check_errors = list(_reference_error(config, loaded, slots.pop(("check",)), line, col))
+            if not check_errors:
+                yield from _declared_args_findings(config, loaded, index, claim)
         elif claim.check not in kinds:
             check_errors = [_error(loaded, line, col, unknown_kind_message(claim.check, kinds),
                                    "unknown-kind")]
@@ -228,7 +288,7 @@ def _claim_findings(
             yield from _reference_error(config, loaded, slot, line, col)
 
 
-def _basis_findings(loaded: LoadedCard, index: int, claim: Claim) -> Iterator[Finding]:
+def _basis_findings(loaded: Located, index: int, claim: Claim) -> Iterator[Finding]:
     """A stated basis that does not fit the check is an error; a missing one that cannot be
     inferred is a warning, so that cards written before ``basis`` existed still pass."""
     problem = basis_problem(claim)
@@ -241,11 +301,35 @@ def _basis_findings(loaded: LoadedCard, index: int, claim: Claim) -> Iterator[Fi
 
 
 def _args_findings(
-    config: ProjectConfig, loaded: LoadedCard, index: int, kind: str, args: dict[str, Any]
+    config: ProjectConfig, loaded: Located, index: int, kind: str, args: dict[str, Any]
 ) -> Iterator[Finding]:
     trainer = args.get("trainer") if isinstance(args.get("trainer"), str) else None
     facts = trainer_facts(config, trainer)
-    for problem in args_problems(kind, args, model_catalog(config), facts):
+    yield from _located_args(loaded, index, args_problems(kind, args, model_catalog(config), facts))
+
+
+def _declared_args_findings(
+    config: ProjectConfig, loaded: Located, index: int, claim: Claim
+) -> Iterator[Finding]:
+    """A custom check's args against its declaration (:mod:`claimcheck.checks.declared`)."""
+    reference = resolve_reference(str(claim.check), config)
+    declaration = static_declaration(reference.file, reference.function,
+                                     content_module_finder(config))
+    if declaration.error is not None:
+        line, col = loaded.position("claims", index, "check")
+        yield _error(loaded, line, col, f"check {claim.check!r} declares args that lint cannot "
+                     f"read: {declaration.error}", "args")
+        return
+    problems = field_problems(declaration.fields, claim.args)
+    yield from _located_args(loaded, index, [
+        ArgsProblem((problem.key,) if problem.key in claim.args else (), problem.message,
+                    problem.at_key) for problem in problems])
+
+
+def _located_args(
+    loaded: Located, index: int, problems: list[ArgsProblem]
+) -> Iterator[Finding]:
+    for problem in problems:
         where = ("claims", index, "args", *problem.path)
         if ("claims", index, "args") not in loaded.positions.values:
             where = ("claims", index, "check")
@@ -257,7 +341,7 @@ def _args_findings(
 
 
 def _reference_error(
-    config: ProjectConfig, loaded: LoadedCard, slot: CallableSlot, line: int, col: int
+    config: ProjectConfig, loaded: Located, slot: CallableSlot, line: int, col: int
 ) -> Iterator[Finding]:
     """The trust boundary's refusal of one named function, exactly as verify words it."""
     try:
@@ -266,7 +350,7 @@ def _reference_error(
         yield _error(loaded, line, col, exc.message, "reference")
 
 
-def _non_finite_expect(loaded: LoadedCard, index: int, expect: Expect | None) -> Iterator[Finding]:
+def _non_finite_expect(loaded: Located, index: int, expect: Expect | None) -> Iterator[Finding]:
     """``nan`` and ``inf`` in an expectation: no measurement could ever be judged against them."""
     if expect is None:
         return
@@ -276,6 +360,16 @@ def _non_finite_expect(loaded: LoadedCard, index: int, expect: Expect | None) ->
             line, col = loaded.position("claims", index, "expect", key)
             yield _error(loaded, line, col, f"expect.{key} is {format_value(value)}: an "
                          "expectation must be a finite number", "non-finite")
+
+
+def _typed_expect(loaded: Located, index: int, claim: Claim) -> Iterator[Finding]:
+    """An expectation no measurement of the check could be judged by (:mod:`expect_types`)."""
+    if claim.expect is None:
+        return
+    for problem in expect_problems(claim.check, claim.args, claim.expect):
+        line, col = loaded.position("claims", index, "expect", problem.key)
+        level = Level.WARNING if problem.warning else Level.ERROR
+        yield Finding(level, loaded.display_path, line, col, problem.message, "expect-type")
 
 
 def _has_non_finite(value: object) -> bool:
@@ -323,5 +417,5 @@ def _related(loaded: LoadedCard, slugs: set[str]) -> Iterator[Finding]:
                           f"related slug '{slug}' has no card yet", "related")
 
 
-def _error(loaded: LoadedCard, line: int, col: int, message: str, rule: str) -> Finding:
+def _error(loaded: Located, line: int, col: int, message: str, rule: str) -> Finding:
     return Finding(Level.ERROR, loaded.display_path, line, col, message, rule)

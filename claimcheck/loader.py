@@ -81,6 +81,39 @@ class LoadedCard:
         return self.position("claims", index)[0]
 
 
+@dataclass(frozen=True)
+class SalvagedClaims:
+    """The claims that validate on their own in a paper card that does not: lint still checks
+    them (args, references, expectations), each under its index in the file."""
+
+    display_path: str
+    positions: Positions
+    claims: tuple[tuple[int, Claim], ...]
+
+    def position(self, *path: str | int) -> tuple[int, int]:
+        """File (line, col) of the front-matter value at ``path``."""
+        return self.positions.value(tuple(path))
+
+
+class CardLoadError(CardError):
+    """A card that does not validate: every error found, and the claims that still validate."""
+
+    salvaged: SalvagedClaims | None = None
+
+
+def _salvage(data: dict[str, Any], positions: Positions, display: str) -> SalvagedClaims | None:
+    claims = data.get("claims")
+    if data.get("kind") != "paper" or not isinstance(claims, list):
+        return None
+    valid = []
+    for index, raw in enumerate(claims):
+        try:
+            valid.append((index, Claim.model_validate(raw)))
+        except ValidationError:
+            continue
+    return SalvagedClaims(display, positions, tuple(valid))
+
+
 def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
     return CardError(message, path, line, col)
 
@@ -152,21 +185,55 @@ def load_card(path: Path, display: str | None = None, text: str | None = None) -
     try:
         card = _CARD_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        raise _validation_error(exc, data, positions, shown) from None
+        errors = _validation_errors(exc, data, positions, shown)
+        citations, problems = scan_citations(body, shown, body_offset)
+        errors += [CardError(p.message + (f" ({p.hint})" if p.hint else ""), p.path, p.line,
+                             p.col) for p in problems]
+        error = CardLoadError(errors[0].message, shown, errors[0].line, errors[0].col)
+        error.also = tuple(errors[1:])
+        error.salvaged = _salvage(data, positions, shown)
+        raise error from None
     citations, problems = scan_citations(body, shown, body_offset)
     return LoadedCard(path, shown, card, positions, body, body_offset, citations, problems)
 
 
-def _validation_error(
+def _validation_errors(
     exc: ValidationError, data: dict[str, Any], positions: Positions, display: str
-) -> CardError:
-    """Turn pydantic's first error into one located message."""
+) -> list[CardError]:
+    """One located error per place pydantic found wrong, in the order of the file."""
     details = exc.errors(include_url=False)
+    unknown = [_data_path(data, d) for d in details if d["type"] == "extra_forbidden"]
+    groups: dict[tuple[str | int, ...], list[ErrorDetails]] = {}
+    for detail in details:
+        path = _data_path(data, detail)
+        if detail["type"] == "missing" and _misspelt(path, unknown):
+            continue  # "unknown key 'statment' (did you mean 'statement'?)" says it already
+        groups.setdefault(path, []).append(detail)
+    errors = [_validation_error(details, data, positions, display)
+              for details in groups.values()]
+    unique = {(e.line, e.col, e.message): e for e in errors}
+    return sorted(unique.values(), key=lambda e: (e.line or 0, e.col or 0))
+
+
+def _validation_error(
+    details: list[ErrorDetails], data: dict[str, Any], positions: Positions, display: str
+) -> CardError:
+    """One located message for the errors pydantic found at one place."""
     first = _most_specific(details)
     path = _data_path(data, first)
     kind = first["type"]
     dotted = _dotted(path)
-    if kind == "missing":
+    where, written = _written(data, path, positions)
+    if written is not None and any(d["type"] in _WANTS_TEXT for d in details):
+        line, col = positions.value(where)
+        message = (f"{_dotted(where)}: YAML reads the unquoted {written} as "
+                   f"{_yaml_kind(_lookup(data, where))}, not as written; write it in quotes: "
+                   f"\"{written}\"")
+    elif _is_tolerance(path) and isinstance(first.get("input"), str):
+        line, col = positions.value(path)
+        message = (f"{dotted} is the text {first.get('input')!r}: a tolerance is a number "
+                   f"(rel_tol: 0.01 for 1%)")
+    elif kind == "missing":
         parent = path[:-1]
         line, col = positions.key(parent) if parent else positions.value(())
         message = f"missing required key '{path[-1]}'"
@@ -187,6 +254,56 @@ def _validation_error(
         alternatives = [d for d in details if _data_path(data, d) == path]
         message = f"{dotted}: {_reword(alternatives)}" if dotted else _reword(alternatives)
     return CardError(message, display, line, col)
+
+
+_WANTS_TEXT = ("string_type", "arxiv_not_string")
+"""Errors of a value that had to be text: an unquoted scalar there lost what was written."""
+
+
+def _misspelt(missing: tuple[str | int, ...], unknown: list[tuple[str | int, ...]]) -> bool:
+    """Whether a missing key is the near miss of an unknown key beside it (a typo)."""
+    siblings = [str(path[-1]) for path in unknown if path[:-1] == missing[:-1]]
+    return bool(siblings) and bool(difflib.get_close_matches(str(missing[-1]), siblings, n=1,
+                                                             cutoff=0.6))
+
+
+def _written(
+    data: Any, path: tuple[str | int, ...], positions: Positions
+) -> tuple[tuple[str | int, ...], str | None]:
+    """The unquoted scalar at ``path`` as written (or the first one in a list there)."""
+    if not path:
+        return path, None
+    written = positions.written(path)
+    value = _lookup(data, path)
+    if written is None and isinstance(value, list):
+        for index in range(len(value)):
+            written = positions.written((*path, index))
+            if written is not None:
+                return (*path, index), written
+    return path, written
+
+
+def _lookup(data: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _yaml_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if value is None:
+        return "null (nothing)"
+    return "a date" if type(value).__module__ == "datetime" else f"a {type(value).__name__}"
+
+
+def _is_tolerance(path: tuple[str | int, ...]) -> bool:
+    return len(path) >= 2 and path[-2] == "expect" and path[-1] in ("rel_tol", "abs_tol", "std")
 
 
 def _most_specific(details: list[ErrorDetails]) -> ErrorDetails:

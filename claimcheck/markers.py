@@ -4,7 +4,9 @@ Cards are data written by anyone who can open a pull request; a card may still c
 function runs (``check: models.checks.x:f``, ``factory:``, ``a:``/``b:``, ``trainer:``). Only
 functions that carry the marker of that role can be chosen:
 
-* ``@claim_check`` on a custom check ``fn(ctx: CheckContext) -> Evidence`` (``check:``);
+* ``@claim_check`` on a custom check ``fn(ctx: CheckContext) -> Evidence`` (``check:``), or
+  ``@claim_check(args=SomeArgs)`` for a check that takes args, declared as a dataclass
+  (:mod:`claimcheck.checks.declared`);
 * ``@model_factory`` on a function that builds a ``torch.nn.Module`` from keyword arguments
   (``params``/``shapes`` ``args.factory``);
 * ``@timing_factory`` on a function that returns a zero-argument callable to time
@@ -15,17 +17,17 @@ functions that carry the marker of that role can be chosen:
   (``catches:``, :mod:`claimcheck.variants`).
 
 ``claimcheck lint`` finds the markers with :mod:`ast`, without importing anything: the decorator
-must be written exactly as ``@claim_check`` or ``@claimcheck.claim_check`` (likewise for the
-others). ``claimcheck verify`` checks the same thing from the files before it imports, and checks
-the attribute the decorator sets after it imports, so a name rebound later in the module is not
-trusted either. A marker only marks: the function is returned unchanged.
+must be written exactly as ``@claim_check`` or ``@claimcheck.claim_check``, called or not
+(likewise for the others). ``claimcheck verify`` checks the same thing from the files before it
+imports, and checks the attribute the decorator sets after it imports, so a name rebound later
+in the module is not trusted either. A marker only marks: the function is returned unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 MARKER_ATTRIBUTE = "__claimcheck_marker__"
 """The attribute a marker sets on the function it marks; its value is the :class:`Role`'s name."""
@@ -55,9 +57,31 @@ def _mark(function: F, role: Role) -> F:
     return function
 
 
-def claim_check(function: F) -> F:
-    """Let a card name ``function`` as its ``check: module.path:function``."""
-    return _mark(function, Role.CLAIM_CHECK)
+@overload
+def claim_check(function: F) -> F: ...
+
+
+@overload
+def claim_check(*, args: type | None = None) -> Callable[[F], F]: ...
+
+
+def claim_check(function: F | None = None, *, args: type | None = None) -> F | Callable[[F], F]:
+    """Let a card name ``function`` as its ``check: module.path:function``.
+
+    ``@claim_check(args=SomeArgs)`` declares the args the check takes (a ``@dataclass``
+    subclass of :class:`claimcheck.CheckArgs`); plain ``@claim_check`` declares none.
+    """
+    if function is not None:
+        return _mark(function, Role.CLAIM_CHECK)
+
+    def mark(target: F) -> F:
+        from claimcheck.checks.declared import ARGS_ATTRIBUTE, declared_fields
+
+        declared_fields(args)  # refuses at import what is not a CheckArgs dataclass
+        setattr(_mark(target, Role.CLAIM_CHECK), ARGS_ATTRIBUTE, args)
+        return target
+
+    return mark
 
 
 def model_factory(function: F) -> F:

@@ -171,7 +171,10 @@ _MARKER_NAMES = frozenset(role.value for role in Role)
 
 def _marker_role(decorator: ast.expr) -> str | None:
     """``"claim_check"`` for ``@claim_check``, ``@claimcheck.claim_check`` or
-    ``@claimcheck.markers.claim_check``; ``None`` for any other decorator."""
+    ``@claimcheck.markers.claim_check``, called (``@claim_check(args=X)``) or not; ``None``
+    for any other decorator."""
+    if isinstance(decorator, ast.Call) and not decorator.args:
+        decorator = decorator.func
     if isinstance(decorator, ast.Name):
         return decorator.id if decorator.id in _MARKER_NAMES else None
     if not isinstance(decorator, ast.Attribute) or decorator.attr not in _MARKER_NAMES:

@@ -7,7 +7,8 @@ shape, so the exported schema adds what an editor can check without running anyt
   the ``args`` model of :mod:`claimcheck.checks.args`, with the project's registered model
   names, presets, config fields and trainer keys as enums (when a project is given); with a
   project, a named function (``check``, ``factory``, ``a``/``b``, ``trainer``) must be one the
-  content packages mark for that role (:func:`claimcheck.checks.catalog.marked_callables`);
+  content packages mark for that role (:func:`claimcheck.checks.catalog.marked_callables`),
+  and a custom check's ``args`` must fit its declaration (:mod:`claimcheck.checks.declared`);
 * ``cite``: the locator grammar (:mod:`claimcheck.locators`) as a pattern;
 * the cross-field rules of a claim (check or ``unverified:`` or a textual quote; ``expect``
   with a check), of ``expect`` (exactly one comparator) and of a paper card (exactly one
@@ -39,7 +40,15 @@ from claimcheck.checks.catalog import (
     model_catalog,
     trainer_facts,
 )
+from claimcheck.checks.declared import (
+    annotation_type,
+    content_module_finder,
+    static_declaration,
+)
 from claimcheck.config import ProjectConfig
+from claimcheck.errors import ClaimcheckError
+from claimcheck.expect_types import expect_schema
+from claimcheck.trust import resolve_reference
 
 SCHEMA_ID = "https://claimcheck.invalid/schema/card.json"
 BUILTIN_KINDS = ("params", "shapes", "ratio", "timing", "train", "flops")
@@ -73,6 +82,8 @@ def card_json_schema(config: ProjectConfig | None = None) -> dict[str, Any]:
     _claim_rules(defs, catalog, trainer)
     _basis_legend(defs["Basis"])
     _callables(defs, marked)
+    if config is not None:
+        _custom_args(defs, config, marked.get("claim_check", ()))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -141,7 +152,8 @@ def _claim_rules(defs: dict[str, Any], catalog: ModelCatalog, trainer: TrainerFa
         rules.append({
             "if": {"properties": {"check": {"const": kind}}, "required": ["check"]},
             "then": {"properties": {"args": {"$ref": f"#/$defs/{name}"},
-                                    "basis": {"enum": allowed}}},
+                                    "basis": {"enum": allowed}},
+                     "allOf": [expect_schema(kind)]},
         })
     custom = [b.value for b in BASIS_ORDER if b in ALLOWED["custom"]]
     rules.append({
@@ -177,6 +189,27 @@ def _callables(defs: dict[str, Any], marked: dict[str, tuple[str, ...]]) -> None
                     {"enum": list(BUILTIN_KINDS)}, {"enum": names}, {"type": "null"}]}
             else:
                 properties[field] = {"enum": names, "description": f"a function marked @{role}"}
+
+
+def _custom_args(defs: dict[str, Any], config: ProjectConfig, checks: tuple[str, ...]) -> None:
+    """Each marked custom check's declared args, as lint reads them (unknown keys refused)."""
+    rules = defs["Claim"]["allOf"]
+    for name in checks:
+        try:
+            reference = resolve_reference(name, config)
+        except ClaimcheckError:
+            continue
+        declaration = static_declaration(reference.file, reference.function,
+                                         content_module_finder(config))
+        if declaration.error is not None:
+            continue
+        properties = {field.name: TypeAdapter(annotation_type(field.annotation)).json_schema()
+                      for field in declaration.fields}
+        args = {"type": "object", "properties": properties, "additionalProperties": False,
+                "required": [field.name for field in declaration.fields if field.required],
+                "description": f"the args {name} declares ({declaration.name or 'none'})"}
+        rules.append({"if": {"properties": {"check": {"const": name}}, "required": ["check"]},
+                      "then": {"properties": {"args": args}}})
 
 
 def _args_schema(

@@ -13,7 +13,7 @@ from claimcheck.cards import Basis, Claim, PaperCard
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CardError
-from claimcheck.loader import LoadedCard, load_card, read_text
+from claimcheck.loader import CardLoadError, LoadedCard, SalvagedClaims, load_card, read_text
 from claimcheck.locators import Locator, LocatorError, parse_locator
 from claimcheck.plainpages import PlainPage, load_plain_page
 from claimcheck.wikifiles import leaves_project, walk_wiki
@@ -61,6 +61,7 @@ class Wiki:
     config: ProjectConfig
     cards: list[LoadedCard] = field(default_factory=list)
     load_errors: list[CardError] = field(default_factory=list)
+    salvaged: list[SalvagedClaims] = field(default_factory=list)
     pages: list[PlainPage] = field(default_factory=list)
     _claims: list[ClaimRef] | None = field(default=None, repr=False)
     _by_paper: dict[str, list[ClaimRef]] | None = field(default=None, repr=False)
@@ -182,7 +183,9 @@ def load_cards(
             else:
                 wiki.cards.append(load_card(file, shown, text))
         except CardError as error:
-            wiki.load_errors.append(error)
+            wiki.load_errors.extend(error.every())
+            if isinstance(error, CardLoadError) and error.salvaged is not None:
+                wiki.salvaged.append(error.salvaged)
     return wiki
 
 

@@ -36,6 +36,7 @@ _CORE_TAGS = {
 
 _STR = "tag:yaml.org,2002:str"
 Path = tuple[str | int, ...]
+_Maps = tuple[dict[Path, tuple[int, int]], dict[Path, tuple[int, int]], dict[Path, str]]
 
 
 class YamlProblem(Exception):
@@ -58,21 +59,22 @@ class Positions:
     def __init__(self, text: str = "", shift: int = 0) -> None:
         self._text = text
         self._shift = shift
-        self._maps: tuple[dict[Path, tuple[int, int]], dict[Path, tuple[int, int]]] | None = None
+        self._maps: _Maps | None = None
 
-    def _located(self) -> tuple[dict[Path, tuple[int, int]], dict[Path, tuple[int, int]]]:
+    def _located(self) -> _Maps:
         if self._maps is None:
             values: dict[Path, tuple[int, int]] = {}
             keys: dict[Path, tuple[int, int]] = {}
+            raw: dict[Path, str] = {}
             if self._text:
                 loader = _Loader(self._text)
                 try:
                     node = loader.get_single_node()
                     if node is not None:
-                        _Builder(loader, self._shift, values, keys).build(node, 0, ())
+                        _Builder(loader, self._shift, values, keys, raw).build(node, 0, ())
                 finally:
                     loader.dispose()
-            self._maps = (values, keys)
+            self._maps = (values, keys, raw)
         return self._maps
 
     @property
@@ -97,6 +99,11 @@ class Positions:
     def key(self, path: Path) -> tuple[int, int]:
         """Position of the key that introduces ``path`` (falls back to the value's)."""
         return self.keys.get(path) or self.value(path)
+
+    def written(self, path: Path) -> str | None:
+        """The text of the unquoted scalar at ``path`` as written, when YAML read it as
+        something other than a string (``1712.03480``, read as the float 1712.0348)."""
+        return self._located()[2].get(path)
 
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -207,11 +214,13 @@ class _Builder:
         shift: int,
         values: dict[Path, tuple[int, int]] | None = None,
         keys: dict[Path, tuple[int, int]] | None = None,
+        raw: dict[Path, str] | None = None,
     ) -> None:
         self.loader = loader
         self.shift = shift
         self.values = values
         self.keys = keys
+        self.raw = raw
 
     def mark(self, node: Node) -> tuple[int, int]:
         return _at(node.start_mark, self.shift)
@@ -226,6 +235,8 @@ class _Builder:
                 *self.mark(node),
             )
         if isinstance(node, ScalarNode):
+            if self.raw is not None and path is not None and node.tag != _STR:
+                self.raw[path] = node.value
             return self._scalar(node)
         if depth >= MAX_DEPTH:  # this collection would be level MAX_DEPTH + 1
             raise YamlProblem(

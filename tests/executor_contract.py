@@ -36,10 +36,22 @@ CONTRACT_CHECKS = f'''\
 import os
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import Evidence
+
+
+@dataclass(frozen=True)
+class Named(CheckArgs):
+    name: str
+
+
+@dataclass(frozen=True)
+class Nap(CheckArgs):
+    name: str
+    seconds: float
 
 
 @claim_check
@@ -49,7 +61,7 @@ def writes_note(ctx):
     return Evidence(measured=len({NOTE!r}), artifacts={{"note": "notes/note.txt"}})
 
 
-@claim_check
+@claim_check(args=Named)
 def dies_once(ctx):
     """Kills the worker that runs it (its parent: each check has a process of its own) on the
     first attempt, as a crashed node would; succeeds on the next."""
@@ -71,7 +83,7 @@ def kills_worker(ctx):
     return Evidence(measured=True)
 
 
-@claim_check
+@claim_check(args=Nap)
 def naps(ctx):
     runs = Path(ctx.root) / "runs"
     runs.mkdir(exist_ok=True)

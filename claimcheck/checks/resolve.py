@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from claimcheck.cards import Claim, Tier
 from claimcheck.checks.api import CheckFunction, get_builtin
+from claimcheck.checks.declared import checked_call
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import CheckReferenceError
 from claimcheck.markers import Role, marker_of
@@ -70,7 +71,7 @@ def claim_tier(claim: Claim) -> Tier:
 def resolve_check(check: str, config: ProjectConfig) -> ResolvedCheck:
     """The callable behind ``check``: a built-in kind or a marked ``module.path:function``."""
     if is_reference(check):
-        function = cast(CheckFunction, load_callable(check, config, Role.CLAIM_CHECK))
-        return ResolvedCheck(check, function, Tier.UNIT)
+        loaded = load_callable(check, config, Role.CLAIM_CHECK)
+        return ResolvedCheck(check, cast(CheckFunction, checked_call(loaded)), Tier.UNIT)
     builtin = get_builtin(check)
     return ResolvedCheck(check, builtin.function, builtin.tier)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -62,12 +63,29 @@ def run_papers(ns: argparse.Namespace) -> int:
     for problem in wiki.load_errors:
         print(problem.one_line(), file=sys.stderr)
     cache = SourceCache.for_config(config)
+    selected = _select(wiki.cards, list(ns.ids))
+    if os.environ.get("CLAIMCHECK_OFFLINE"):
+        print(f"nothing was fetched: CLAIMCHECK_OFFLINE is set, so the {len(selected)} "
+              "paper(s) asked for were not downloaded", file=sys.stderr)
+        return ExitCode.CHECK_ERRORS
     failed = 0
-    for loaded in _select(wiki.cards, list(ns.ids)):
+    for loaded in selected:
         try:
             print(fetch_card(loaded, cache, pin=ns.pin).message)
         except ClaimcheckError as error:
             failed += 1
             print(error.one_line(), file=sys.stderr)
-    print(f"sources cached in {cache.folder}", file=sys.stderr)
+    print(fetch_summary(len(selected), failed, str(cache.folder)), file=sys.stderr)
     return ExitCode.CHECK_ERRORS if failed or wiki.load_errors else ExitCode.OK
+
+
+def fetch_summary(asked: int, failed: int, folder: str) -> str:
+    """The last line of ``papers fetch``: what is in the cache now, and never more than that."""
+    if asked == 0:
+        return "nothing to fetch: no paper card was selected"
+    if failed == asked:
+        return (f"nothing was fetched: all {asked} download(s) failed (the reasons are above); "
+                "the cache is unchanged")
+    done = asked - failed
+    tail = f"; {failed} failed (the reasons are above)" if failed else ""
+    return f"{done} of {asked} source(s) in the cache ({folder}){tail}"

@@ -25,25 +25,41 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
 from claimcheck.stats import ChanceLevel, seed_interval
 
 SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (-2, 0), (0, 2), (0, -2))
 
 
-def arm_spec(args: Mapping[str, Any], arm: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PairedArgs(CheckArgs):
+    """Two train specs ``a`` and ``b``, each merged over ``common``; ``label_a``/``label_b``
+    name the arms in progress and details."""
+
+    a: dict[str, Any]
+    b: dict[str, Any]
+    common: dict[str, Any] = field(default_factory=dict)
+    label_a: str = "a"
+    label_b: str = "b"
+
+
+@dataclass(frozen=True)
+class TrainSpecArgs(CheckArgs):
+    """``train``: the train spec of the networks measured."""
+
+    train: dict[str, Any]
+
+
+def arm_spec(args: PairedArgs, arm: str) -> dict[str, Any]:
     """``common`` merged with the arm's own keys (the arm wins)."""
-    common = dict(args.get("common") or {})
-    own = args.get(arm)
-    if not isinstance(own, Mapping):
-        raise ValueError(f"paired_difference needs args.{arm}: a train spec (mapping)")
-    return {**common, **own}
+    own: Mapping[str, Any] = args.a if arm == "a" else args.b
+    return {**args.common, **own}
 
 
 def arm_context(ctx: CheckContext, index: int, label: str) -> CheckContext:
@@ -61,13 +77,14 @@ def chance_of(result: Mapping[str, Any], label: str) -> ChanceLevel:
                        tuple(float(v) for v in result["per_seed"]), int(evaluation["examples"]))
 
 
-@claim_check
+@claim_check(args=PairedArgs)
 def paired_difference(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of metric(b) - metric(a), in percentage points."""
     from models.training import run_training
 
-    labels = {arm: str(ctx.args.get(f"label_{arm}", arm)) for arm in ("a", "b")}
-    results = {arm: run_training(arm_spec(ctx.args, arm), arm_context(ctx, i, labels[arm]))
+    args = PairedArgs.of(ctx)
+    labels = {"a": args.label_a, "b": args.label_b}
+    results = {arm: run_training(arm_spec(args, arm), arm_context(ctx, i, labels[arm]))
                for i, arm in enumerate(("a", "b"))}
     first, second = results["a"], results["b"]
     if first["seeds"] != second["seeds"] or first["metric"] != second["metric"]:
@@ -147,13 +164,13 @@ def shifted(images: np.ndarray, dy: int, dx: int) -> np.ndarray:
     return out
 
 
-@claim_check
+@claim_check(args=TrainSpecArgs)
 def pose_vs_length_under_shift(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of (orientation change / relative length change) under 1-2 px
     shifts of correctly classified held-out digits."""
     from models.training import train_seeds
 
-    spec = dict(ctx.args.get("train") or {})
+    spec = dict(TrainSpecArgs.of(ctx).train)
     if not spec:
         raise ValueError("pose_vs_length_under_shift needs args.train: a train spec")
     trained = train_seeds(spec, ctx, keep_models=True)

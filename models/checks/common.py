@@ -8,9 +8,31 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from claimcheck import CheckArgs
 from claimcheck.checks.api import Evidence
 
 DTYPE = torch.float64
+
+
+@dataclass(frozen=True)
+class CapsnetPresetArgs(CheckArgs):
+    """``preset`` of capsnet (default mnist)."""
+
+    preset: str = "mnist"
+
+
+@dataclass(frozen=True)
+class EfficientPresetArgs(CheckArgs):
+    """``preset`` of efficient_capsnet (default mnist)."""
+
+    preset: str = "mnist"
+
+
+@dataclass(frozen=True)
+class InvertedPresetArgs(CheckArgs):
+    """``preset`` of inverted_capsnet (default cifar10_resnet)."""
+
+    preset: str = "cifar10_resnet"
 
 
 @dataclass(frozen=True)

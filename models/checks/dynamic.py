@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
@@ -84,10 +85,32 @@ def measure_coupling_axis(route: Router, u_hat: Tensor, iterations: int) -> list
     ]
 
 
-@claim_check
+@dataclass(frozen=True)
+class IterationsArgs(CheckArgs):
+    """``iterations``: the routing iterations r (default 3, the paper's headline setting)."""
+
+    iterations: int = 3
+
+
+@dataclass(frozen=True)
+class AgreementArgs(CheckArgs):
+    """``iterations``: the increasing r values to compare."""
+
+    iterations: list[int] = field(default_factory=lambda: [1, 2, 3])
+
+
+@dataclass(frozen=True)
+class PresetIterationsArgs(CheckArgs):
+    """``preset`` of capsnet (default mnist) and its routing ``iterations`` (default 3)."""
+
+    preset: str = "mnist"
+    iterations: int = 3
+
+
+@claim_check(args=IterationsArgs)
 def coupling_over_parents(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 eq. 3; args: ``iterations`` (default 3)."""
-    iterations = int(ctx.args.get("iterations", 3))
+    iterations = IterationsArgs.of(ctx).iterations
     u_hat = sample_predictions(ctx.seed)
     findings = measure_coupling_axis(model_router, u_hat, iterations)
     right, _ = reference_routing(u_hat, iterations, "parents")
@@ -176,10 +199,10 @@ def measure_agreement(route: Router, u_hat: Tensor, iterations: Sequence[int]) -
     ]
 
 
-@claim_check
+@claim_check(args=AgreementArgs)
 def agreement_raises_coupling(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §2 and alg. 1; args: ``iterations``, the increasing r values to compare."""
-    iterations = [int(r) for r in ctx.args.get("iterations", [1, 2, 3])]
+    iterations = list(AgreementArgs.of(ctx).iterations)
     if sorted(iterations) != iterations or len(iterations) < 2:
         raise ValueError(f"args.iterations must be two or more increasing counts: {iterations}")
     findings = measure_agreement(model_router, agreeing_predictions(ctx.seed), iterations)
@@ -230,12 +253,12 @@ def measure_preset_iterations(layer: Any, u: Tensor, iterations: int) -> tuple[l
     return findings, notes
 
 
-@claim_check
+@claim_check(args=PresetIterationsArgs)
 def preset_iterations(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 tab. 1 and §4: the preset's DigitCaps routes with r iterations
     (args: ``preset``, default mnist; ``iterations``, default 3, the headline setting)."""
-    preset = str(ctx.args.get("preset", "mnist"))
-    iterations = int(ctx.args.get("iterations", 3))
+    args = PresetIterationsArgs.of(ctx)
+    preset, iterations = args.preset, args.iterations
     layer = preset_digit_caps(ctx.seed, preset)
     u = preset_children(layer, ctx.seed)
     with torch.no_grad():
@@ -269,12 +292,12 @@ def measure_gradient(forward: Callable[[Tensor], Tensor], weight: Tensor, u: Ten
     ]
 
 
-@claim_check
+@claim_check(args=PresetIterationsArgs)
 def gradient_through_iterations(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 alg. 1 (Procedure 1): gradients flow through every routing iteration,
     measured on the preset's DigitCaps (args: ``preset``, ``iterations`` as the preset uses)."""
-    preset = str(ctx.args.get("preset", "mnist"))
-    iterations = int(ctx.args.get("iterations", 3))
+    args = PresetIterationsArgs.of(ctx)
+    preset, iterations = args.preset, args.iterations
     layer = preset_digit_caps(ctx.seed, preset)
     findings = measure_gradient(layer, layer.weight, preset_children(layer, ctx.seed), iterations)
     return property_evidence(

@@ -21,7 +21,13 @@ import torch
 
 from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
-from models.checks.common import Finding, at_most, property_evidence
+from models.checks.common import (
+    EfficientPresetArgs,
+    Finding,
+    InvertedPresetArgs,
+    at_most,
+    property_evidence,
+)
 
 STD_TOLERANCE = 0.05
 
@@ -33,12 +39,12 @@ def std_finding(name: str, values: torch.Tensor, expected: float) -> Finding:
                    abs(measured / expected - 1), STD_TOLERANCE)
 
 
-@claim_check
+@claim_check(args=EfficientPresetArgs)
 def efficient_capsnet_init(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 official FCCaps: B = 0 and W he_normal. Args: ``preset``."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "mnist"))
+    preset = EfficientPresetArgs.of(ctx).preset
     torch.manual_seed(ctx.seed)
     layer: Any = build_model("efficient_capsnet", preset).digit_caps
     return property_evidence(f"efficient_capsnet/{preset} digit_caps as built (seed {ctx.seed})",
@@ -61,13 +67,13 @@ def measure_fccaps_init(weight: torch.Tensor, log_prior: torch.Tensor) -> list[F
     ]
 
 
-@claim_check
+@claim_check(args=InvertedPresetArgs)
 def inverted_capsnet_init(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 official layers: W std √(n_out/(f·n_in·k²)), LayerNorm (1, 0).
     Args: ``preset``."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "cifar10_resnet"))
+    preset = InvertedPresetArgs.of(ctx).preset
     torch.manual_seed(ctx.seed)
     model: Any = build_model("inverted_capsnet", preset)
     return property_evidence(f"inverted_capsnet/{preset} capsule layers as built",

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
@@ -133,12 +134,20 @@ def measure_procedure(
     return [finding], [contrast("reference vs softmax over children", max_abs(expected, wrong))]
 
 
-@claim_check
+@dataclass(frozen=True)
+class ProcedureArgs(CheckArgs):
+    """``passes`` (default 3) and ``scale_agreement`` (default true: the code's 1/√d)."""
+
+    passes: int = 3
+    scale_agreement: bool = True
+
+
+@claim_check(args=ProcedureArgs)
 def procedure_matches_reference(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 eqs. 1-3 and alg. 1; args: ``passes`` (default 3), ``scale_agreement``
     (default true: the code's 1/√d; false: Procedure 1 as printed)."""
-    passes = int(ctx.args.get("passes", 3))
-    scaled = bool(ctx.args.get("scale_agreement", True))
+    args = ProcedureArgs.of(ctx)
+    passes, scaled = args.passes, args.scale_agreement
     layer = build_layer(ctx.seed, scaled)
     with torch.no_grad():
         findings, notes = measure_procedure(

@@ -14,15 +14,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
     Finding,
+    InvertedPresetArgs,
     at_most,
     contrast,
     generator,
@@ -156,6 +158,21 @@ def small_network(seed: int) -> Any:
     return build_model("inverted_capsnet", "cifar10_simple", **SMALL_CAPSULES).double().eval()
 
 
+@dataclass(frozen=True)
+class PresetPassesArgs(CheckArgs):
+    """``preset`` of inverted_capsnet (default cifar10_resnet) and its ``passes`` (default 2)."""
+
+    preset: str = "cifar10_resnet"
+    passes: int = 2
+
+
+@dataclass(frozen=True)
+class PassesArgs(CheckArgs):
+    """``passes``: routing passes (default 3)."""
+
+    passes: int = 3
+
+
 @claim_check
 def concurrent_routing(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 3, on the CIFAR-10 network with the simple backbone (float64),
@@ -192,14 +209,14 @@ def measure_preset_routing(model: Any, x: Tensor, passes: int) -> tuple[list[Fin
     return findings, notes
 
 
-@claim_check
+@claim_check(args=PresetPassesArgs)
 def preset_routing_mode(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 3 and the official script: the preset routes concurrently with
     ``passes`` passes (README: ``--num_routing 2``). Args: ``preset``, ``passes`` (default 2)."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "cifar10_resnet"))
-    passes = int(ctx.args.get("passes", 2))
+    args = PresetPassesArgs.of(ctx)
+    preset, passes = args.preset, args.passes
     torch.manual_seed(ctx.seed)
     model = build_model("inverted_capsnet", preset).double().eval()
     x = randn((1, 3, 32, 32), generator(ctx.seed))
@@ -230,11 +247,11 @@ def measure_network_gradient(model: Any, primary: Tensor, passes: int) -> list[F
     ]
 
 
-@claim_check
+@claim_check(args=PassesArgs)
 def gradient_through_passes(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 alg. 1 and fig. 3: gradients flow through every routing pass (no pose
     detached between passes). Args: ``passes`` (default 3)."""
-    passes = int(ctx.args.get("passes", 3))
+    passes = PassesArgs.of(ctx).passes
     model = small_network(ctx.seed)
     model.config = dataclasses.replace(model.config, iterations=passes, routing="concurrent")
     x = randn((1, 3, 32, 32), generator(ctx.seed))
@@ -283,7 +300,7 @@ def conv_windows(ctx: CheckContext) -> Evidence:
     )
 
 
-@claim_check
+@claim_check(args=InvertedPresetArgs)
 def capsule_layer_counts(ctx: CheckContext) -> Evidence:
     """Fig. 1's layer structure in a built network: [conv capsule layers incl. primary, FC].
 
@@ -292,7 +309,7 @@ def capsule_layer_counts(ctx: CheckContext) -> Evidence:
     from models.inverted_routing import ConvInvertedDotProductRouting, InvertedDotProductRouting
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "cifar10_resnet"))
+    preset = InvertedPresetArgs.of(ctx).preset
     model = build_model("inverted_capsnet", preset)
     layers = list(model.capsule_layers)
     conv = 1 + sum(isinstance(layer, ConvInvertedDotProductRouting) for layer in layers)

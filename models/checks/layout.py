@@ -25,7 +25,17 @@ from torch import Tensor, nn
 
 from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
-from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
+from models.checks.common import (
+    DTYPE,
+    CapsnetPresetArgs,
+    EfficientPresetArgs,
+    Finding,
+    InvertedPresetArgs,
+    at_least,
+    at_most,
+    generator,
+    property_evidence,
+)
 
 PROBES = ((0, 0), (1, 2), (3, 1))  # spatial positions probed, (row, column)
 
@@ -71,13 +81,13 @@ def measure_grouping(capsules_of: Callable[[Tensor], Tensor], channels: int, dim
     return findings
 
 
-@claim_check
+@claim_check(args=CapsnetPresetArgs)
 def capsnet_primary_layout(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4: PrimaryCaps groups 8 channels at one grid position into a capsule."""
     from models.registry import build_model
 
     torch.manual_seed(ctx.seed)
-    model = build_model("capsnet", str(ctx.args.get("preset", "mnist"))).double().eval()
+    model = build_model("capsnet", CapsnetPresetArgs.of(ctx).preset).double().eval()
     caps = model.primary_caps
     x = torch.zeros(1, model.config.in_channels, model.config.image_size,
                     model.config.image_size, dtype=DTYPE)
@@ -97,14 +107,14 @@ def capsnet_primary_layout(ctx: CheckContext) -> Evidence:
     )
 
 
-@claim_check
+@claim_check(args=InvertedPresetArgs)
 def inverted_primary_layout(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 (official README, Fig. 1): d channels at one position form a capsule,
     normalised by LayerNorm over those d channels (mean 0, variance 1 at the initial affine)."""
     from models.registry import build_model
 
     torch.manual_seed(ctx.seed)
-    model = build_model("inverted_capsnet", str(ctx.args.get("preset", "cifar10_resnet")))
+    model = build_model("inverted_capsnet", InvertedPresetArgs.of(ctx).preset)
     model = model.double().eval()
     config = model.config
     channels, grid = config.primary_types * config.pose_dim, config.image_size // 2
@@ -131,14 +141,14 @@ def inverted_primary_layout(ctx: CheckContext) -> Evidence:
     )
 
 
-@claim_check
+@claim_check(args=CapsnetPresetArgs)
 def capsnet_conv1_relu(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4: Conv1 ... "and ReLU activation": PrimaryCaps receives Conv1's
     rectified output (non-negative, with exact zeros), in a full forward of the network."""
     from models.registry import build_model
 
     torch.manual_seed(ctx.seed)
-    model = build_model("capsnet", str(ctx.args.get("preset", "mnist"))).double().eval()
+    model = build_model("capsnet", CapsnetPresetArgs.of(ctx).preset).double().eval()
     seen: list[Tensor] = []
     handle = model.primary_caps.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
     x = torch.randn(2, model.config.in_channels, model.config.image_size, model.config.image_size,
@@ -207,14 +217,14 @@ def measure_stem_block(block: nn.Module, x: Tensor, kind: str, seed: int) -> lis
                     float((got - expected).abs().max()) / float(expected.abs().max()), 1e-9)]
 
 
-@claim_check
+@claim_check(args=EfficientPresetArgs)
 def efficient_stem_order(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 official code (efficient_capsnet_graph_*.py): every stem block is
     Conv2D -> ReLU -> BatchNorm (MNIST, MultiMNIST) or Conv2D -> LeakyReLU -> InstanceNorm
     (smallNORB). Args: ``preset``."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "mnist"))
+    preset = EfficientPresetArgs.of(ctx).preset
     torch.manual_seed(ctx.seed)
     model = build_model("efficient_capsnet", preset).double().eval()
     kind = model.config.norm
@@ -243,13 +253,13 @@ def measure_primary_squash(capsules: Tensor, raw: Tensor, dim: int) -> list[Find
                     float((capsules - expected).abs().max()), 1e-9)]
 
 
-@claim_check
+@claim_check(args=EfficientPresetArgs)
 def efficient_primary_squash(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2 applied to the primary capsules (official code, PrimaryCaps
     layer): each 8-D primary capsule is the squash of 8 depthwise channels."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "mnist"))
+    preset = EfficientPresetArgs.of(ctx).preset
     torch.manual_seed(ctx.seed)
     model = build_model("efficient_capsnet", preset).double().eval()
     caps: Any = model.primary_caps

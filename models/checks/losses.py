@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, property_evidence
 
@@ -67,13 +68,22 @@ def measure_margin_loss(
     ]
 
 
-@claim_check
+@dataclass(frozen=True)
+class MarginLossArgs(CheckArgs):
+    """The paper's constants: ``m_plus`` (m⁺), ``m_minus`` (m⁻) and ``lam`` (λ)."""
+
+    m_plus: float
+    m_minus: float
+    lam: float
+
+
+@claim_check(args=MarginLossArgs)
 def margin_loss_constants(ctx: CheckContext) -> Evidence:
     """The margin loss's constants, measured; args: ``m_plus``, ``m_minus``, ``lam`` (paper)."""
     from models.capsules import margin_loss
 
-    expected = {key: float(ctx.args[key]) for key in ("m_plus", "m_minus", "lam")}
-    findings = measure_margin_loss(margin_loss, **expected)
+    args = MarginLossArgs.of(ctx)
+    findings = measure_margin_loss(margin_loss, args.m_plus, args.m_minus, args.lam)
     return property_evidence(
         "models.capsules.margin_loss evaluated at probe lengths; constants solved from the losses",
         findings,

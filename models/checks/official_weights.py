@@ -17,11 +17,12 @@ command that fetches and verifies it).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
 from claimcheck.stats import ChanceLevel, seed_interval
 
@@ -41,26 +42,36 @@ def loaded_model(preset: str, folder: Any) -> tuple[Any, Any, str]:
     return model.eval(), report, path.name
 
 
-@claim_check
+@dataclass(frozen=True)
+class WeightsArgs(CheckArgs):
+    """``preset`` of efficient_capsnet (default mnist); ``data_folder`` holding the weights."""
+
+    preset: str = "mnist"
+    data_folder: str | None = None
+
+
+@claim_check(args=WeightsArgs)
 def weights_port(ctx: CheckContext) -> Evidence:
     """Measured: the number of tensors that did not map (0 for a faithful port)."""
-    preset = str(ctx.args.get("preset", "mnist"))
-    _, report, name = loaded_model(preset, ctx.args.get("data_folder"))
+    args = WeightsArgs.of(ctx)
+    preset = args.preset
+    _, report, name = loaded_model(preset, args.data_folder)
     return Evidence(measured=report.problems, details=f"{name} into efficient_capsnet/{preset}: "
                     f"{report.text()}", fidelity=Fidelity.EXACT,
                     data={"name": name, "split": "released weights", "size": len(report.loaded),
                           "origin": "EscVM/Efficient-CapsNet bin/ (Apache-2.0), pinned commit"})
 
 
-@claim_check
+@claim_check(args=WeightsArgs)
 def weights_accuracy(ctx: CheckContext) -> Evidence:
     """Measured: accuracy (%) of the ported official network on every ``mnist-5k`` digit."""
     import torch
 
     from models.data.mnist import SAMPLE_NOTE, SAMPLE_ORIGIN, load_mnist_5k_arrays
 
-    preset = str(ctx.args.get("preset", "mnist"))
-    model, report, name = loaded_model(preset, ctx.args.get("data_folder"))
+    args = WeightsArgs.of(ctx)
+    preset = args.preset
+    model, report, name = loaded_model(preset, args.data_folder)
     if not report.ok:
         raise ValueError(f"the official weights do not fit the port: {report.text()}")
     images, labels = load_mnist_5k_arrays()

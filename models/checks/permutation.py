@@ -20,12 +20,13 @@ logits across the batch, or by normalising over a flattened axis.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, generator, max_abs, property_evidence
 
@@ -114,10 +115,17 @@ def measure_symmetries(make: Callable[[Tensor | None, Tensor | None], Route], u_
     ]
 
 
-@claim_check
+@dataclass(frozen=True)
+class FamilyArgs(CheckArgs):
+    """``family``: the routing family whose symmetries are measured."""
+
+    family: Literal["dynamic", "self_attention", "inverted"]
+
+
+@claim_check(args=FamilyArgs)
 def routing_symmetries(ctx: CheckContext) -> Evidence:
     """Args: ``family``: ``dynamic`` | ``self_attention`` | ``inverted``."""
-    family = str(ctx.args.get("family", ""))
+    family = FamilyArgs.of(ctx).family
     if family not in FAMILIES:
         raise ValueError(f"args.family must be one of {sorted(FAMILIES)}, got {family!r}")
     make, subject = FAMILIES[family](ctx.seed)

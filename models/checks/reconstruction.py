@@ -22,25 +22,35 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_least, at_most, generator, property_evidence
 
 LABELS = (3, 1, 4, 1)
 
 
+@dataclass(frozen=True)
+class ModelArgs(CheckArgs):
+    """The ``model`` and ``preset`` built (default capsnet/mnist), trained with ``schedule``."""
+
+    model: str = "capsnet"
+    preset: str = "mnist"
+    schedule: str = "paper"
+
+
 def _setup(ctx: CheckContext) -> tuple[Any, Any, Tensor, Tensor]:
     from models.registry import build_model
     from models.train_schedules import resolve_schedule
 
-    model_name = str(ctx.args.get("model", "capsnet"))
-    preset = str(ctx.args.get("preset", "mnist"))
-    schedule = resolve_schedule(model_name, str(ctx.args.get("schedule", "paper")), None, preset)
+    args = ModelArgs.of(ctx)
+    model_name, preset = args.model, args.preset
+    schedule = resolve_schedule(model_name, args.schedule, None, preset)
     torch.manual_seed(ctx.seed)
     model = build_model(model_name, preset).double().eval()
     if getattr(model, "decoder", None) is None:
@@ -61,7 +71,7 @@ def _loss(model: Any, schedule: Any, poses: Tensor, labels: Tensor, pixels: Tens
     return training_loss(model, output, labels, pixels, None, schedule)
 
 
-@claim_check
+@claim_check(args=ModelArgs)
 def reconstruction_scale(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4.1: the weight of the per-image sum of squared errors in the training
     loss. Args: ``model``, ``preset``, ``schedule`` (default capsnet, mnist, paper).
@@ -98,7 +108,7 @@ def measure_scale(model: Any, schedule: Any, poses: Tensor, labels: Tensor,
     return (losses[0] - losses[1]) / (sse[0] - sse[1]), losses, sse
 
 
-@claim_check
+@claim_check(args=ModelArgs)
 def reconstruction_uses_true_label(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4.1: in training the decoder sees only the correct digit capsule.
     The poses are set so that a wrong capsule is the longest for every image."""
@@ -163,7 +173,7 @@ def measure_decoder(model: Any, poses: Tensor, mask: Tensor,
     return findings
 
 
-@claim_check
+@claim_check(args=ModelArgs)
 def decoder_layers(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 fig. 2 and §4.1 on the preset's decoder (args: ``model``, ``preset``):
     the masked class capsules go through FC 512 (ReLU), FC 1024 (ReLU), FC pixels (sigmoid)."""

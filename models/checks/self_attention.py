@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
+    EfficientPresetArgs,
     at_most,
     contrast,
     generator,
@@ -97,6 +99,13 @@ def _router(layer: Any) -> Router:
     return route
 
 
+@dataclass(frozen=True)
+class DivisorArgs(CheckArgs):
+    """``divisor``: the √d of the agreement, of the output (code) or input (paper) capsules."""
+
+    divisor: str = "output"
+
+
 @claim_check
 def coupling_over_parents(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 6 on a float64 ``SelfAttentionRouting`` (16×8 -> 10×16)."""
@@ -140,10 +149,10 @@ def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int) ->
     ]
 
 
-@claim_check
+@claim_check(args=DivisorArgs)
 def closed_form(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eqs. 3-6; args: ``divisor`` ("output" = √d_{l+1}, the code; "input")."""
-    divisor = str(ctx.args.get("divisor", "output"))
+    divisor = DivisorArgs.of(ctx).divisor
     if divisor not in ("input", "output"):
         raise ValueError(f"args.divisor must be 'input' or 'output', got {divisor!r}")
     layer = build_layer(ctx.seed, divisor)
@@ -157,14 +166,14 @@ def closed_form(ctx: CheckContext) -> Evidence:
     )
 
 
-@claim_check
+@claim_check(args=EfficientPresetArgs)
 def preset_routing(ctx: CheckContext) -> Evidence:
     """The preset's FCCaps layer, as built, follows the official code: √16 (the output capsule
     dimension) and log priors added after the softmax. Non-zero priors are copied in, because
     zero priors hide where they are added. Args: ``preset`` (default mnist)."""
     from models.registry import build_model
 
-    preset = str(ctx.args.get("preset", "mnist"))
+    preset = EfficientPresetArgs.of(ctx).preset
     torch.manual_seed(ctx.seed)
     layer = build_model("efficient_capsnet", preset).double().eval().digit_caps
     with torch.no_grad():

@@ -15,9 +15,10 @@ decides only what the figures, as read, say about the ranking.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 
 
@@ -32,7 +33,15 @@ def _rows(value: Any) -> dict[str, float]:
     return rows
 
 
-@claim_check
+@dataclass(frozen=True)
+class TableArgs(CheckArgs):
+    """``rows``: method → error in percent, as the table prints it; ``subject``: the method."""
+
+    rows: dict[str, Any]
+    subject: str
+
+
+@claim_check(args=TableArgs)
 def margin_over_best_other(ctx: CheckContext) -> Evidence:
     """The subject row's error minus the lowest error of the other rows, in points.
 
@@ -40,8 +49,8 @@ def margin_over_best_other(ctx: CheckContext) -> Evidence:
     method the claim is about). Negative: the subject is best; zero: a tie; positive: another
     row is better by that many points.
     """
-    rows = _rows(ctx.args.get("rows"))
-    subject = str(ctx.args.get("subject", ""))
+    args = TableArgs.of(ctx)
+    rows, subject = _rows(args.rows), args.subject
     if subject not in rows:
         raise ValueError(f"args.subject {subject!r} is not one of the rows ({', '.join(rows)})")
     others = {name: error for name, error in rows.items() if name != subject}

@@ -85,6 +85,13 @@ claims:
     statement: The squash keeps the direction of s.
     check: models.checks.squash:squash_efficient_properties
     expect: {holds: true}
+  - id: coupling
+    cite: eq. 3
+    basis: implementation
+    statement: The couplings of each child sum to one over the parents.
+    check: models.checks.dynamic:coupling_over_parents
+    args: {iterations: 3}
+    expect: {holds: true}
   - id: said
     cite: §4.3
     basis: textual
@@ -156,6 +163,31 @@ MISTAKES: list[tuple[str, str, str, str, str, str | None]] = [
      "should have at most 300 characters", None),
     ("source-sha", 'arxiv: "2101.12491"\n', 'arxiv: "2101.12491"\nsource: {version: 2, '
      'sha256: "abc"}\n', "source:", "64 lower-case hex digits", None),
+    # issue 24: custom checks declare their args; expect is typed; identifiers read as written
+    ("custom-args-key", "args: {iterations: 3}", "args: {iteratons: 3}", "iteratons",
+     "unknown key 'iteratons'", "did you mean 'iterations'?"),
+    ("custom-args-type", "args: {iterations: 3}", 'args: {iterations: "3"}', "iterations",
+     "iterations must be int, got str '3'", None),
+    ("custom-args-undeclared", "_efficient_properties\n", "_efficient_properties\n"
+     "    args: {kwrags: {}}\n", "kwrags", "unknown key 'kwrags': this check takes no args",
+     None),
+    ("expect-text-number", "expect: {between: [161000, 161999]}", 'expect: {equals: "161000"}',
+     'equals: "161000"', "expect.equals is the text '161000'", "write 161000 without quotes"),
+    ("tolerance-text", "{approx: 0.02, abs_tol: 0.005}", '{approx: 0.02, abs_tol: "0.5%"}',
+     "abs_tol", "abs_tol is the text '0.5%': a tolerance is a number", None),
+    ("equals-on-real", "expect: {at_least: 1.0}", "expect: {equals: 1.0}", "equals: 1.0",
+     "equals on a real-valued measurement", "use approx with a tolerance"),
+    ("holds-on-count", "expect: {between: [161000, 161999]}", "expect: {holds: true}",
+     "expect: {holds: true}", "holds is for a property check's true/false", None),
+    ("shape-equals-number", "expect: {equals: [2, 16, 8]}", "expect: {equals: 16}",
+     "equals: 16", "shapes measures a list of dimensions", "add args.index"),
+    ("arxiv-unquoted", 'arxiv: "2101.12491"\n', "arxiv: 1712.03480\n", "arxiv: 1712",
+     "YAML reads the unquoted 1712.03480 as a number", 'write it in quotes: "1712.03480"'),
+    ("quote-unquoted-number", '"a test accuracy of 1.23"', "1.230", "quote: 1.230",
+     "YAML reads the unquoted 1.230 as a number", 'write it in quotes: "1.230"'),
+    ("statement-date", "    statement: The paper says so.", "    statement: 2021-05-01",
+     "statement: 2021", "YAML reads the unquoted 2021-05-01 as a date",
+     'write it in quotes: "2021-05-01"'),
 ]
 
 

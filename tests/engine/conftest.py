@@ -85,12 +85,18 @@ CHECKS = '''\
 import os
 import signal
 import time
+from dataclasses import dataclass
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import DataUnavailable, Evidence
 
 
-@claim_check
+@dataclass(frozen=True)
+class Told(CheckArgs):
+    value: bool = True
+
+
+@claim_check(args=Told)
 def holds(ctx):
     return Evidence(measured=bool(ctx.args.get("value", True)), details="as told")
 

@@ -142,9 +142,12 @@ def test_bad_cards_print_one_line_each(project: Path, capsys: pytest.CaptureFixt
     (papers / "broken-b.md").write_text("---\nkind: paper\n---\n", encoding="utf-8")
     code, _, err = run(["verify", str(project / "wiki")], capsys)
     assert code == ExitCode.USAGE
-    lines = err.strip().splitlines()
-    assert len(lines) == 2 and all(re.match(r".*broken-[ab]\.md:\d+:\d+: error: ", x)
-                                   for x in lines)
+    lines = err.strip().splitlines()  # every error of each card, one located line each
+    assert all(re.match(r".*broken-[ab]\.md:\d+:\d+: error: ", x) for x in lines)
+    assert {"broken-a.md", "broken-b.md"} == {re.sub(r".*(broken-.\.md).*", r"\1", x)
+                                              for x in lines}
+    assert any("missing required key 'title'" in x for x in lines)
+    assert any("missing required key 'year'" in x for x in lines)
 
 
 @pytest.mark.parametrize("argv", [["verify", "--jobs", "0"], ["verify", "--no-such-option"],

@@ -1,7 +1,8 @@
 """The safety net counts the check's own CPU time: a starved check is not an error, a hung one is.
 
-Load is made for real: the measured process and CPU-bound competitors are pinned to one core, so
-the process gets a third of it, as a check does on a busy laptop.
+The rules are tested on a simulated process whose CPU time grows at a chosen share of the wall
+clock (:class:`Simulated`), so that the verdicts do not depend on how busy the machine running
+the tests is; one real process shows that the CPU time of a live process is read at all.
 """
 
 from __future__ import annotations
@@ -9,73 +10,85 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
+import claimcheck.safety_net as safety_net
 from claimcheck import processes
 from claimcheck.safety_net import WALL_BACKSTOP, SafetyNet, wall_limit
 
 SPIN = "import time\nend = time.process_time() + {seconds}\nwhile time.process_time() < end: pass\n"
 LINUX = sys.platform.startswith("linux") and hasattr(os, "sched_setaffinity")
-pytestmark = pytest.mark.skipif(not LINUX, reason="CPU time is read from /proc (Linux)")
+STEP = 0.05
 
 
-def _start(code: str) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen([sys.executable, "-c", code])
-    os.sched_setaffinity(process.pid, {min(os.sched_getaffinity(0))})
-    return process
+class Simulated:
+    """A check process on a simulated clock: ``share`` of each wall-clock second on the CPU,
+    until it has used ``work`` seconds of CPU (then it ends)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, share: float, work: float,
+                 startup: float = 0.0) -> None:
+        self.wall, self.cpu = 0.0, startup
+        self.share, self.work = share, work
+        monkeypatch.setattr(safety_net, "time", SimpleNamespace(perf_counter=lambda: self.wall))
+        monkeypatch.setattr(safety_net.processes, "cpu_seconds",
+                            lambda pid: self.cpu if not self.ended else None)
+
+    @property
+    def ended(self) -> bool:
+        return self.cpu >= self.work
+
+    def watch(self, net: SafetyNet, until: float = 600.0) -> str | None:
+        """Advance the clock as the worker polls, until the check ends or passes the net."""
+        while not self.ended and self.wall < until:
+            self.wall += STEP
+            self.cpu = min(self.work, self.cpu + self.share * STEP)
+            if not self.ended and net.passed():
+                return net.reason
+        return None
 
 
-@pytest.fixture
-def two_competitors() -> Iterator[None]:
-    """Two processes that spin on the core the measured process is pinned to."""
-    competitors = [_start(SPIN.format(seconds=60)) for _ in range(2)]
-    try:
-        yield
-    finally:
-        for competitor in competitors:
-            competitor.kill()
-            competitor.wait()
+@pytest.mark.parametrize("share", [1 / 3, 1 / 2, 1.0])
+def test_a_starved_check_that_needs_less_cpu_than_its_limit_finishes(
+    monkeypatch: pytest.MonkeyPatch, share: float
+) -> None:
+    run = Simulated(monkeypatch, share=share, work=0.6)
+    net = SafetyNet(1.0, pid=1)
+    assert run.watch(net) is None and run.ended
+    assert net.elapsed() == pytest.approx(0.6 / share, abs=2 * STEP)
 
 
-def _watch(process: subprocess.Popen[bytes], net: SafetyNet) -> str | None:
-    """Poll as the worker does until the process ends or passes the net; the net's reason."""
-    while process.poll() is None:
-        if net.passed():
-            process.kill()
-            process.wait()
-            return net.reason
-        time.sleep(0.05)
-    return None
+def test_a_check_that_spins_past_its_limit_is_stopped_by_its_cpu_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = Simulated(monkeypatch, share=1 / 2, work=30.0)
+    net = SafetyNet(1.0, pid=1)
+    assert run.watch(net) == "timed out after 1 s of CPU time"
+    assert net.elapsed() == pytest.approx(2.0, abs=2 * STEP)
 
 
-@pytest.mark.usefixtures("two_competitors")
-def test_a_starved_check_that_needs_less_cpu_than_its_limit_finishes() -> None:
-    process = _start(SPIN.format(seconds=0.6))
-    net = SafetyNet(1.0, process.pid)
-    assert _watch(process, net) is None
-    assert process.returncode == 0
-    assert net.elapsed() > 1.0  # a wall-clock limit of 1 s would have made this run an error
+def test_a_check_starved_below_the_backstop_share_is_stopped_by_the_backstop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = Simulated(monkeypatch, share=1 / 10, work=30.0)
+    net = SafetyNet(1.0, pid=1)
+    assert run.watch(net) == (f"timed out after {WALL_BACKSTOP:g} s of wall-clock time "
+                              f"({WALL_BACKSTOP:g}x its 1 s CPU limit)")
 
 
-def test_a_check_that_spins_past_its_limit_is_stopped_by_its_cpu_time() -> None:
-    process = _start(SPIN.format(seconds=30))
-    net = SafetyNet(1.0, process.pid)
-    assert _watch(process, net) == "timed out after 1 s of CPU time"
-    assert net.elapsed() < 1.0 * WALL_BACKSTOP
+def test_a_sleeping_check_is_stopped_at_its_limit_in_wall_clock_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = Simulated(monkeypatch, share=0.0, work=30.0, startup=0.03)
+    net = SafetyNet(1.0, pid=1)
+    assert run.watch(net) == "timed out after 1 s"
+    assert net.elapsed() == pytest.approx(1.0, abs=STEP)
 
 
-def test_a_sleeping_check_is_stopped_at_its_limit_in_wall_clock_time() -> None:
-    process = _start("import time\ntime.sleep(30)\n")
-    net = SafetyNet(1.0, process.pid)
-    assert _watch(process, net) == "timed out after 1 s"
-    assert 1.0 <= net.elapsed() < 2.0
-
-
+@pytest.mark.skipif(not LINUX, reason="CPU time is read from /proc (Linux)")
 def test_cpu_seconds_reads_a_live_process_and_none_for_a_gone_one() -> None:
-    process = _start(SPIN.format(seconds=0.3))
+    process = subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=0.3)])
     process.wait()
     assert processes.cpu_seconds(os.getpid()) is not None
     assert processes.cpu_seconds(process.pid) is None

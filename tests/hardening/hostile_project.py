@@ -26,13 +26,23 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 try:
     from claimcheck import claim_check
 except ImportError:  # a claimcheck without markers runs them unmarked
     def claim_check(function):
         return function
+try:
+    from claimcheck import CheckArgs
+except ImportError:  # a claimcheck whose checks declare no args
+    CheckArgs = object
+    _marked = claim_check
+
+    def claim_check(function=None, *, args=None):
+        return _marked(function) if function is not None else _marked
 from claimcheck.checks.api import Evidence
 
 '''

@@ -154,7 +154,8 @@ def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    claims = [claim(name, check, {"holds": True}, args=args)
+    # a custom check's property, or a bound fitting the number a built-in kind measures
+    claims = [claim(name, check, {"holds": True} if ":" in check else {"at_least": 0}, args=args)
               for name, (check, args, _) in HOSTILE.items()]
     claims += [claim(name, check, {"at_least": 0}, args=args)
                for name, (check, args) in ALLOWED.items()]

@@ -30,7 +30,13 @@ def _measured(ctx):
     }[ctx.args["what"]]
 
 
-@claim_check
+@dataclass(frozen=True)
+class What(CheckArgs):
+    what: str
+    fidelity: str = "exact"
+
+
+@claim_check(args=What)
 def returns(ctx):
     return Evidence(measured=_measured(ctx), fidelity=ctx.args.get("fidelity", "exact"))
 

@@ -16,7 +16,12 @@ import pytest
 from tests.hardening.hostile_project import claim, cli, hostile_project, stored, verify_rows
 
 CHECKS = '''
-@claim_check
+@dataclass(frozen=True)
+class Told(CheckArgs):
+    value: Any
+
+
+@claim_check(args=Told)
 def measures(ctx):
     value = ctx.args["value"]
     measured = {"nan": float("nan"), "inf": float("inf"), "-inf": -float("inf"),

@@ -21,24 +21,29 @@ import pytest
 from tests.hardening.hostile_project import REPO, claim, cli, hostile_project
 
 CHECKS = '''
+@dataclass(frozen=True)
+class PidFile(CheckArgs):
+    pid_file: str
+
+
 def _spawn(ctx, **options):
     child = subprocess.Popen(["sleep", "300"], **options)
     Path(ctx.args["pid_file"]).write_text(str(child.pid))
 
 
-@claim_check
+@claim_check(args=PidFile)
 def leaves_a_child(ctx):
     _spawn(ctx)
     return Evidence(measured=True)
 
 
-@claim_check
+@claim_check(args=PidFile)
 def leaves_a_detached_child(ctx):
     _spawn(ctx, start_new_session=True)
     return Evidence(measured=True)
 
 
-@claim_check
+@claim_check(args=PidFile)
 def hangs_with_a_child(ctx):
     _spawn(ctx, start_new_session=True)
     time.sleep(300)

@@ -27,20 +27,32 @@ ARXIV = "2101.00011"
 FAULTY_CHECKS = '''\
 """Checks that misbehave on purpose: one waits, one hogs memory."""
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import Evidence
 
 
-@claim_check
+@dataclass(frozen=True)
+class Sleep(CheckArgs):
+    started: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Chunks(CheckArgs):
+    chunks: int
+
+
+@claim_check(args=Sleep)
 def slow(ctx):
     Path(ctx.args["started"]).touch()
     time.sleep(float(ctx.args["seconds"]))
     return Evidence(measured=True, details="slept")
 
 
-@claim_check
+@claim_check(args=Chunks)
 def hog(ctx):
     chunks = []
     for _ in range(int(ctx.args["chunks"])):

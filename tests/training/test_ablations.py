@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from claimcheck import CheckArgsError
 from claimcheck.checks.api import CheckContext
 from claimcheck.config import ProjectConfig
 from claimcheck.stats import interval_from_record
@@ -57,7 +58,7 @@ def test_arms_must_share_seeds_and_held_out_set(tmp_path: Path,
     monkeypatch.setattr("models.training.run_training", lambda spec, ctx: next(results))
     with pytest.raises(ValueError, match="same held-out"):
         ablations.paired_difference(context(tmp_path, {"a": {}, "b": {}}))
-    with pytest.raises(ValueError, match=r"args\.a"):
+    with pytest.raises(CheckArgsError, match="missing required key 'a'"):
         ablations.paired_difference(context(tmp_path, {"b": {}}))
 
 
