@@ -22,6 +22,8 @@ from claimcheck.site.citeview import CardBook, CitationView
 CLAIMS_MARKER = re.compile(r"^[ \t]*<!--[ \t]*claimcheck:claims[ \t]*-->[ \t]*$", re.MULTILINE)
 _CITE_TOKEN = re.compile(r"ClaimcheckCite(\d+)Z")
 _TABLE_TOKEN = "ClaimcheckClaimsZ"
+LEGEND_MARKER = re.compile(r"^[ \t]*<!--[ \t]*claimcheck:legend[ \t]*-->[ \t]*$", re.MULTILINE)
+_LEGEND_TOKEN = "ClaimcheckBadgeLegendZ"
 
 
 def _cite_token(number: int) -> str:
@@ -77,12 +79,22 @@ class PageState:
             )
             self._restore_toc(item.children)
 
+    def fill_legend(self, html: str, legend: Callable[[], str]) -> str:
+        """Put the badge legend where ``<!-- claimcheck:legend -->`` was (if it was)."""
+        paragraph = f"<p>{_LEGEND_TOKEN}</p>"
+        return html.replace(paragraph, legend(), 1) if paragraph in html else html
+
     def fill_table(self, html: str, table: str) -> str:
         """Put the claims table where its placeholder paragraph is."""
         paragraph = f"<p>{_TABLE_TOKEN}</p>"
         if paragraph in html:
             return html.replace(paragraph, table, 1)
         return html.replace(_TABLE_TOKEN, table, 1)
+
+
+def legend_markdown(markdown: str) -> str:
+    """Mark where the badge legend goes: at ``<!-- claimcheck:legend -->``, on any page."""
+    return LEGEND_MARKER.sub(lambda match: f"\n\n{_LEGEND_TOKEN}\n\n", markdown, count=1)
 
 
 def paper_page_markdown(markdown: str) -> str:

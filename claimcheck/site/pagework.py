@@ -18,7 +18,7 @@ from mkdocs.structure.pages import Page
 
 from claimcheck.cards import ConceptCard, PaperCard
 from claimcheck.citations import Citation
-from claimcheck.site.citeview import CardBook, CitationView
+from claimcheck.site.citeview import CardBook, CitationView, HoverCard
 from claimcheck.site.links import Linker, citation_anchor, explanation_anchors
 from claimcheck.site.pages import PageState
 from claimcheck.site.render import Renderer
@@ -73,6 +73,7 @@ class PageWork:
     def fill(self, html: str, state: PageState, page: Page) -> str:
         """Badges, hover cards, the claims table and the card's header."""
         html = state.fill_citations(html, self.renderer.citations, page)
+        html = state.fill_legend(html, lambda: self.renderer.legend(self._example(page)))
         card = state.card
         if card is None:
             return html
@@ -91,6 +92,17 @@ class PageWork:
             uncovered = sum(1 for cite in state.views if not cite.claims)
             header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
         return _after_title(html, header)
+
+    def _example(self, page: Page) -> HoverCard | None:
+        """The legend's worked example: the card of a real claim with a measured interval."""
+        claims = self.index.claims()
+        measured = [claim for claim in claims if claim.measured != "—"]
+        chosen = next((claim for claim in measured if "CI" in claim.measured),
+                      measured[0] if measured else None)
+        if chosen is None:
+            return None
+        book = CardBook(lambda claim: self.linker.claim_links(claim, page))
+        return book.card_for([chosen])
 
     def add_cards(self, output: str, state: PageState) -> str:
         """The page's hover cards, at the end of its article (after search has read it)."""

@@ -68,7 +68,7 @@ from claimcheck.site import assets
 from claimcheck.site.generated import GeneratedPages
 from claimcheck.site.guard import Problem, check_files, linked_folder_problems
 from claimcheck.site.nav import clean_titles, collapse
-from claimcheck.site.pages import PageState, paper_page_markdown
+from claimcheck.site.pages import PageState, legend_markdown, paper_page_markdown
 from claimcheck.site.pagework import PageWork
 from claimcheck.site.paths import hide_unpublished, unpublished_pattern
 from claimcheck.site.render import Renderer
@@ -216,6 +216,7 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             self.work.describe_citations(state, page)
             if state.card is not None and state.card.card.kind == "paper":
                 markdown = paper_page_markdown(markdown)
+            markdown = legend_markdown(markdown)
         return markdown
 
     @event_priority(-50)

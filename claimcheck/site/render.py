@@ -22,6 +22,7 @@ from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
 from claimcheck.identifiers import paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.inline import inline_markdown
+from claimcheck.site.legendview import badge_samples
 from claimcheck.site.views import ClaimView, SourceLink, Tally, power_share, tally
 
 ClaimHref = Callable[[ClaimView], str]
@@ -172,9 +173,10 @@ class Renderer:
         """The small header with a card's editorial status, date and tags."""
         return self._render("page_meta.html", status=status, updated_at=updated_at, tags=tags)
 
-    def legend(self) -> str:
-        """What each verdict means and how fidelity and staleness affect it."""
-        return self._render("legend.html", basis_meanings=basis_meanings())
+    def legend(self, example: HoverCard | None = None) -> str:
+        """What each verdict means, each badge as it appears, and a worked hover card."""
+        return self._render("legend.html", basis_meanings=basis_meanings(),
+                            samples=badge_samples(), example=example)
 
     def dashboard(
         self,
@@ -199,6 +201,8 @@ class Renderer:
             power=power_share(claims),
             claim_href=claim_href,
             legend_href=legend_href,
+            samples=badge_samples(),
+            example=None,
         )
 
     def listing(self, entries: Sequence[Any]) -> str:

@@ -70,3 +70,20 @@ def test_a_named_claim_is_the_badge_and_the_others_stay_in_the_card(repo_site: P
     card = html[html.index(f'id="{card_id}"'):]
     card = card[:card.index('role="tooltip"')] if 'role="tooltip"' in card else card
     assert "also at this locator" in card and card.count("cc-card__line ") >= 5
+
+
+def test_the_legend_decodes_every_mark_and_every_card_links_to_it(repo_site: Path) -> None:
+    legend = (repo_site / "verdicts.html").read_text(encoding="utf-8")
+    body = legend[legend.index('id="how-a-badge-reads"'):]
+    for mark in ('<span class="cc-badge__basis">paper</span>', 'aria-label="from a secondary '
+                 'source">†</span>', ">‡</span>", "⟳</span> stale", '<span class="cc-errored">',
+                 "cc-badge--multi", "95% CI", "chance", "no signal at this budget"):
+        assert mark in body, mark
+    example = body[body.index('class="cc-legend__example"'):]
+    assert 'cc-card--example' in example and "expected <b>" in example and "claim row" in example
+    cards = 0
+    for name, html in _pages(repo_site):
+        for card in html.split('role="tooltip"')[1:]:
+            cards += 1
+            assert 'class="cc-card__row cc-card__legend"><a href="' in card, name
+    assert cards > 50
