@@ -12,9 +12,11 @@ every placement within ±8 px.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from claimcheck import claim_check
+from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import Finding, at_most, property_evidence
 from models.data import MultiMnistArrays, MultiMnistSource, load_dataset
@@ -49,12 +51,20 @@ def pair_findings(name: str, arrays: MultiMnistArrays) -> list[Finding]:
     ]
 
 
-@claim_check
+@dataclass(frozen=True)
+class RecipeArgs(CheckArgs):
+    """``max_shift``: the largest shift in px (default 4); ``probe``: held-out pairs probed."""
+
+    max_shift: int = 4
+    probe: int = 200
+
+
+@claim_check(args=RecipeArgs)
 def multimnist_recipe(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §6.1 on ``multimnist-5k``. Args: ``max_shift`` (the paper's 4) and
     ``probe`` (held-out pairs whose base shift is recovered, default 200)."""
-    max_shift = int(ctx.args.get("max_shift", 4))
-    probe = int(ctx.args.get("probe", 200))
+    args = RecipeArgs.of(ctx)
+    max_shift, probe = args.max_shift, args.probe
     source = load_dataset("multimnist-5k")
     if not isinstance(source, MultiMnistSource):
         raise TypeError(f"multimnist-5k loaded as {type(source).__name__}, not MultiMNIST")
