@@ -3,9 +3,8 @@
 One :class:`ClaimRow` per claim, whatever happened to it this run (ran, cached, stale, never run,
 unverified by design). Formats (:class:`OutputFormat`):
 
-* ``text``: a summary table (counts per verdict, and per basis: what each verdict is evidence
-  of), then every contradicted or errored claim with measured against expected and its card's
-  ``path:line``;
+* ``text``: the counts per verdict (and per basis: what each verdict is evidence of), then every claim not verified with measured against expected, its card's ``path:line``
+  and its reason (:mod:`claimcheck.textrows`: wrapped blocks on a terminal, plain lines else);
 * ``json``: the list of rows, the contract documented in the README (each with its ``basis``,
   ``quote``, ``quote_state`` and ``secondary_source``);
 * ``junit``: one test case per claim (contradicted = failure, errored = error, other unverified
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from claimcheck.cards import Expect
 from claimcheck.power_output import missed_message, power_lines, power_summary
+from claimcheck.textrows import MARKS, claim_block, plain_line, wrapped
 from claimcheck.verdict import Verdict, describe_expect, format_value
 
 if TYPE_CHECKING:  # rich is imported by the text formats only
@@ -124,53 +124,27 @@ def _console(out: TextIO) -> Console:
     return console
 
 
-_STYLES = {"verified": "green", "contradicted": "red", "unverified": "yellow"}
-
-
 def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> None:
-    """The summary table, then the contradicted and errored claims, then a stale note."""
-    from rich.table import Table
-
-    counts = Counter(row.verdict for row in rows)
-    bases = basis_columns(rows)
-    summary = Table(title="claimcheck verdicts", title_justify="left")
-    summary.add_column("verdict")
-    summary.add_column("claims", justify="right")
-    summary.add_column("of which stale", justify="right")
-    for basis in bases:
-        summary.add_column(basis, justify="right")
+    """The counts per verdict (and per basis), then every claim not verified with its reason,
+    then a stale note."""
+    width = console.width if console.is_terminal else 10_000
+    console.print("claimcheck verdicts", markup=False, highlight=False)
     for verdict in Verdict:
-        stale = sum(row.stale for row in rows if row.verdict == verdict.value)
-        per_basis = [
-            str(sum(row.verdict == verdict.value and _basis(row) == b for row in rows) or "")
-            for b in bases
-        ]
-        summary.add_row(
-            f"[{_STYLES[verdict.value]}]{verdict.value}[/]", str(counts[verdict.value]),
-            str(stale) if stale else "", *per_basis,
-        )
+        chosen = [row for row in rows if row.verdict == verdict.value]
+        stale = sum(row.stale for row in chosen)
+        by_basis = basis_counts(rows, verdict.value)
+        text = (f"{MARKS[verdict.value]} {verdict.value} {len(chosen)}"
+                + (f" ({stale} stale)" if stale else "") + (f": {by_basis}" if by_basis else ""))
+        for line in wrapped(text, width, indent="  "):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     errored = sum(row.errored for row in rows)
-    summary.add_row("errored (unverified)", str(errored), "", *([""] * len(bases)), style="dim")
-    console.print(summary)
-    problems = [row for row in rows if row.verdict == "contradicted" or row.errored]
+    console.print(f"  of the unverified, errored (the check raised, timed out or died): "
+                  f"{errored}", markup=False, highlight=False, soft_wrap=True)
+    problems = [row for row in rows if row.verdict != Verdict.VERIFIED.value]
     if problems:
-        table = Table(title="contradicted and errored claims", title_justify="left")
-        table.add_column("claim", no_wrap=True)
-        table.add_column("basis", no_wrap=True)
-        table.add_column("verdict", no_wrap=True)
-        table.add_column("measured", overflow="fold")
-        table.add_column("expected", overflow="fold")
-        table.add_column("card", no_wrap=True)
-        for row in problems:
-            label = "errored" if row.errored else row.verdict
-            table.add_row(
-                row.claim, _basis_shown(row), f"[red]{label}[/]", row.measured_text(),
-                expected_text(row.expected), row.where(),
-            )
-        console.print(table)
-        for row in problems:
-            if row.errored:
-                console.print(f"[red]errored[/] {row.claim}: {row.reason}")
+        console.print(f"\n{len(problems)} claim(s) not verified, each with its reason:",
+                      markup=False, highlight=False)
+        _print_rows(console, problems)
     stale_rows = [row for row in rows if row.stale]
     if stale_rows:
         console.print(
@@ -181,7 +155,7 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         console.print(line, markup=False)
     if debug:
         for row in problems:
-            if row.error:
+            if row.error and row.errored:
                 console.print(f"\n[bold]{row.claim}[/] ({row.where()})\n{row.error}", markup=True)
 
 
@@ -296,9 +270,10 @@ def junit_xml(rows: list[ClaimRow]) -> str:
 def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     """``claimcheck status`` as text: every claim with its stored verdict and a stale marker.
 
-    A terminal gets a table; anything else (a pipe, a file, CI) gets one plain line per claim,
-    ``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``, which costs a
-    fraction of the table and greps well.
+    A terminal gets one wrapped block per claim (:func:`claimcheck.textrows.claim_block`);
+    anything else (a pipe, a file, CI) gets one plain line per claim,
+    ``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``, which greps
+    well.
     """
     counts = Counter(row.verdict for row in rows)
     stale = sum(row.stale for row in rows)
@@ -312,35 +287,22 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
                       "`secondary_source` in its card or the JSON output)")
     totals += power_lines(list(rows))
     if not out.isatty():
-        out.writelines(_plain_status_line(row) + "\n" for row in rows)
+        out.writelines(plain_line(row, _basis_shown(row)) + "\n" for row in rows)
         out.writelines(line + "\n" for line in totals)
         return
-    from rich.table import Table
-
     console = _console(out)
-    table = Table(title="stored verdicts", title_justify="left")
-    for column in ("claim", "basis", "verdict", "measured", "expected", "card"):
-        table.add_column(column, no_wrap=column in ("claim", "basis", "card"))
-    table.add_column("reason", overflow="fold")
-    for row in rows:
-        verdict = f"[{_STYLES[row.verdict]}]{row.verdict}[/]"
-        if row.stale:
-            verdict += " [yellow](stale)[/]"
-        reason = row.reason + (f" [dim]({row.environment_note})[/]" if row.environment_note
-                               else "")
-        table.add_row(
-            row.claim, _basis_shown(row), verdict,
-            row.measured_text() if row.measured is not None else "-",
-            expected_text(row.expected), row.where(), reason,
-        )
-    console.print(table)
+    console.print("stored verdicts", markup=False, highlight=False)
+    _print_rows(console, rows)
     for line in totals:
-        console.print(line)
+        console.print(line, markup=False, highlight=False)
 
 
-def _plain_status_line(row: ClaimRow) -> str:
-    measured = format_value(row.measured) if row.measured is not None else "-"
-    parts = [row.claim, _basis_shown(row), row.verdict + (" (stale)" if row.stale else ""),
-             f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
-    notes = " ".join("; ".join(note for note in (row.reason, row.environment_note) if note).split())
-    return "  ".join([*parts, notes] if notes else parts)
+def _print_rows(console: Console, rows: list[ClaimRow]) -> None:
+    """A wrapped block per claim on a terminal, one plain line each anywhere else."""
+    for row in rows:
+        if console.is_terminal:
+            lines = claim_block(row, console.width, _basis_shown(row))
+        else:
+            lines = [plain_line(row, _basis_shown(row))]
+        for line in lines:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -31,6 +31,7 @@ from claimcheck.output import ClaimRow, OutputFormat, render, render_status
 from claimcheck.power_run import PowerReport, add_power, run_power
 from claimcheck.recheck import changed_power_claims, changed_result_claims
 from claimcheck.runner import BUDGETS, RunOptions, matches, stored_row, verify
+from claimcheck.textrows import summary_line
 from claimcheck.wiki import Wiki
 
 if TYPE_CHECKING:  # rich is imported when a display is shown: a cached JSON run skips it
@@ -214,6 +215,7 @@ def _executor(ns: argparse.Namespace) -> Executor | None:
 
 def run_verify(ns: argparse.Namespace) -> int:
     """``claimcheck verify``: run what is stale, print the report, return the exit code."""
+    started = time.monotonic()
     executor = _executor(ns)
     wiki = _load_or_report(ns.path)
     if wiki is None:
@@ -243,6 +245,8 @@ def run_verify(ns: argparse.Namespace) -> int:
         power = _power(ns, wiki, options, report.interrupted, None, executor)
     rows = add_power(report.rows, wiki)
     render(rows, style, sys.stdout, debug=getattr(ns, "debug", False))
+    print(summary_line(rows, time.monotonic() - started),  # stdout only where it stays text
+          file=sys.stdout if style is OutputFormat.TEXT else sys.stderr, flush=True)
     if report.interrupted or (power is not None and power.interrupted):
         print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
         return ExitCode.INTERRUPTED
