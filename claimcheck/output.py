@@ -3,8 +3,9 @@
 One :class:`ClaimRow` per claim, whatever happened to it this run (ran, cached, stale, never run,
 unverified by design). Formats (:class:`OutputFormat`):
 
-* ``text``: the counts per verdict (and per basis: what each verdict is evidence of), then every claim not verified with measured against expected, its card's ``path:line``
-  and its reason (:mod:`claimcheck.textrows`: wrapped blocks on a terminal, plain lines else);
+* ``text``: the counts per verdict (and per basis: what each verdict is evidence of), then
+  every claim not verified with measured against expected, its card's ``path:line`` and its
+  reason (:mod:`claimcheck.textrows`: wrapped blocks on a terminal, plain lines elsewhere);
 * ``json``: the list of rows, the contract documented in the README (each with its ``basis``,
   ``quote``, ``quote_state`` and ``secondary_source``);
 * ``junit``: one test case per claim (contradicted = failure, errored = error, other unverified
