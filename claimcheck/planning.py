@@ -6,9 +6,12 @@ when it is a ``train`` result made at a smaller budget than the one asked for. `
 the selection with an fnmatch pattern on the global id, the arXiv id or the card's slug. Claims
 marked ``unverified: reason`` are reported with that reason, never run.
 
-A run never replaces a successful result with one of a smaller budget (:mod:`claimcheck.store`),
-so a stale ``train`` result made at a larger budget is not re-run at a smaller one unless forced:
-it stays shown, stale, until a run at its own budget refreshes it.
+A stored result is evidence only of what it holds: its ``tier`` and ``budget`` are data a pull
+request can edit, so they never decide whether a stale result runs. A stale result is re-run
+whatever it says it is; the tier that counts is the claim's own (:func:`claim_tier`). A run
+still never replaces a successful ``train`` result with one of a smaller budget
+(:mod:`claimcheck.store`): the smaller run goes into its history, and the kept result stays
+shown as stale until a run at its own budget refreshes it.
 
 Budgets are amounts of work (the trainer's business); the time limits here are only safety nets,
 several times the expected time, and crossing one is an error of that run, never a verdict.
@@ -20,6 +23,7 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from claimcheck.cards import Tier
+from claimcheck.checks.resolve import claim_tier
 from claimcheck.config import ProjectConfig
 from claimcheck.conflicts import refused_identities
 from claimcheck.data_paths import path_arg_problems
@@ -84,8 +88,9 @@ def needs_run(status: StoredStatus, options: RunOptions) -> bool:
     if options.force or stored is None or status.ref.global_id in options.recheck:
         return True
     if status.stale:
-        return not _larger_budget(status, options)
-    if stored.tier == Tier.TRAIN.value and stored.budget in BUDGETS:
+        return True
+    if (claim_tier(status.ref.claim) is Tier.TRAIN and stored.tier == Tier.TRAIN.value
+            and stored.budget in BUDGETS):
         return budget_rank(stored.budget) < budget_rank(options.budget)
     return False
 

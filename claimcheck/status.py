@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck.fingerprint import Fingerprinter
 from claimcheck.provenance import environment_changes, environment_info
-from claimcheck.result import Result
+from claimcheck.result import BUDGETS, Result
 from claimcheck.store import ResultStore
 from claimcheck.verdict import Verdict, describe_expect, format_value, judge
 
@@ -39,6 +39,7 @@ STALE_LEGEND = (
     "re-run on); run `claimcheck verify` to refresh it."
 )
 DISAGREES = "stored verdict disagrees with its own measurement"
+INCOMPLETE = "stored result incomplete"
 SHOWN_PARTS = ("torch", "python")
 """Environment differences every status row notes; ``platform`` is noted only when asked for."""
 
@@ -116,6 +117,21 @@ def _attempt_note(attempt: dict[str, Any]) -> str:
     return f"the last attempt ({when}, budget {attempt.get('budget', '?')}) failed: {why}"
 
 
+def _incomplete(claim: Claim, result: Result) -> str:
+    """What a stored measurement lacks that its claim's check always records (``""``: nothing).
+
+    The built-in ``train`` kind records a figure over seeds with its confidence interval and the
+    budget it ran at; a file without them would be judged on its mean alone, as if it were exact.
+    """
+    if claim.check != "train":
+        return ""
+    if result.interval is None:
+        return "a training result holds the confidence interval of its seeds, and this one has none"
+    if result.budget not in BUDGETS:
+        return f"budget {result.budget!r} is none of {', '.join(BUDGETS)}"
+    return ""
+
+
 def rejudge(claim: Claim, result: Result, confidence: float | None = None
             ) -> tuple[Verdict, str]:
     """The verdict and reason that ``result``'s own measurement supports under the card's
@@ -127,6 +143,9 @@ def rejudge(claim: Claim, result: Result, confidence: float | None = None
             return result.verdict, result.reason
         return Verdict.UNVERIFIED, (f"{DISAGREES}: the file says {result.verdict.value}, but "
                                     "it holds no measurement")
+    missing = _incomplete(claim, result)
+    if missing:
+        return Verdict.UNVERIFIED, f"{INCOMPLETE}: {missing}"
     judged = judge(claim, result.as_evidence(), confidence)
     if judged.verdict is result.verdict:
         return result.verdict, result.reason or judged.reason
