@@ -87,6 +87,9 @@ class PageWork:
         header = self.renderer.page_meta(
             card.card.status.value, card.card.updated_at.isoformat(), card.card.tags
         )
+        if isinstance(card.card, PaperCard):
+            header = self.renderer.paper_header(
+                card.card, self.index.claims_of(card.card.paper_key)) + header
         if isinstance(card.card, ConceptCard):
             claims = {view.global_id: view for cite in state.views for view in cite.claims}
             uncovered = sum(1 for cite in state.views if not cite.claims)

@@ -19,7 +19,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
-from claimcheck.identifiers import paper_label
+from claimcheck.cards import PaperCard
+from claimcheck.identifiers import PaperId, paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.inline import inline_markdown
 from claimcheck.site.legendview import badge_samples
@@ -44,6 +45,19 @@ class PaperRow:
     def label(self) -> str:
         """The paper's key in citation form (``arxiv:2101.12491``, ``doi:10.1038/...``)."""
         return paper_label(self.arxiv)
+
+
+def paper_links(card: PaperCard) -> list[tuple[str, str]]:
+    """``(label, url)`` of each identifier of the paper that has a landing page, and its URL."""
+    links = []
+    for scheme in ("arxiv", "doi", "openreview"):
+        value = getattr(card, scheme)
+        url = PaperId(scheme, str(value)).link if value else None
+        if url:
+            links.append((PaperId(scheme, str(value)).label, url))
+    if card.url:
+        links.append(("the paper", card.url))
+    return links
 
 
 def stylesheet() -> str:
@@ -167,7 +181,19 @@ class Renderer:
 
     def strip(self, counts: Tally, uncovered: int) -> str:
         """A concept page's verdict counts among its citations."""
-        return self._render("strip.html", counts=counts, uncovered=uncovered)
+        return self._render("strip.html", counts=counts, uncovered=uncovered, power=None,
+                            title="Claims cited here:",
+                            label="Verdicts of the claims cited on this page")
+
+    def paper_header(self, card: PaperCard, claims: Sequence[ClaimView]) -> str:
+        """A paper page's header: authors, year, venue, links, and its claims' verdict strip."""
+        header = self._render(
+            "paper_header.html", authors=card.authors, year=card.year, venue=card.venue,
+            paper_links=paper_links(card), code=sorted(card.code, key=lambda c: not c.official),
+        )
+        return header + self._render(
+            "strip.html", counts=tally(claims), uncovered=0, power=power_share(claims),
+            title="Claims of this paper:", label="Verdicts of this paper's claims")
 
     def page_meta(self, status: str, updated_at: str | None, tags: Sequence[str]) -> str:
         """The small header with a card's editorial status, date and tags."""

@@ -87,3 +87,15 @@ def test_the_legend_decodes_every_mark_and_every_card_links_to_it(repo_site: Pat
             cards += 1
             assert 'class="cc-card__row cc-card__legend"><a href="' in card, name
     assert cards > 50
+
+
+def test_paper_pages_have_a_header_with_links_and_a_verdict_strip(repo_site: Path) -> None:
+    html = (repo_site / "papers" / "efficient-capsnet.html").read_text(encoding="utf-8")
+    header = html[html.index('<div class="cc-paper">'):html.index('class="cc-meta"')]
+    assert "Vittorio Mazzia, Francesco Salvetti, Marcello Chiaberge · 2021" in header
+    assert "<i>Scientific Reports 11, 14634</i>" in header
+    assert '<a href="https://arxiv.org/abs/2101.12491">arXiv 2101.12491</a>' in header
+    assert '<a href="https://github.com/EscVM/Efficient-CapsNet">official code</a>' in header
+    strip = header[header.index('class="cc-strip"'):]
+    assert "Claims of this paper:" in strip and "verified</span>" in strip
+    assert html.index('class="cc-paper"') < html.index('id="method"')
