@@ -75,6 +75,18 @@ def _new(ns: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _init(ns: argparse.Namespace) -> int:
+    from claimcheck.project_init import write_project
+
+    folder = Path(ns.folder)
+    written = write_project(folder)
+    for path in written:
+        print(path)
+    print(f"a new wiki in {folder}: `cd {folder}`, then `claimcheck lint`, `claimcheck verify`, "
+          "`mkdocs serve`; CI runs .ci/run", file=sys.stderr)
+    return ExitCode.OK
+
+
 def _schema(ns: argparse.Namespace) -> int:
     from claimcheck.schema import card_json_schema_text
 
@@ -108,7 +120,7 @@ _HEAVY_COMMANDS = {
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (subcommands lint, new, schema, verify, status, report, papers).
+    """The argument parser (subcommands lint, new, init, schema, verify, status, report, papers).
 
     The engine and the site are imported only when ``command`` is one of theirs, so that
     ``claimcheck lint`` stays light.
@@ -141,6 +153,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                      help="do not ask the network for metadata; write placeholders")
     new.add_argument("--wiki", help="project folder (default: the current one)")
     new.set_defaults(handler=_new)
+
+    init = commands.add_parser("init", help="write a new wiki project into a folder")
+    init.add_argument("folder", help="the project folder (created if missing; nothing in it is "
+                      "overwritten)")
+    init.set_defaults(handler=_init)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of card front matter")
     schema.add_argument("--output", "-o", help="write to this file instead of stdout")

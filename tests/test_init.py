@@ -1,0 +1,73 @@
+"""``claimcheck init DIR`` writes a project that lint, verify and the strict site build pass
+(issue 24 §4), without anything of this repository's own content."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.exitcodes import ExitCode
+from claimcheck.project_init import PACKAGE
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run(folder: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CLAIMCHECK_")}
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONDONTWRITEBYTECODE="1")
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run([sys.executable, "-m", *command], cwd=folder, capture_output=True,
+                          text=True, timeout=600, env=env)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("init") / "my-transformers"
+    assert main(["init", str(folder)]) == ExitCode.OK
+    return folder
+
+
+def test_init_writes_the_minimal_project(project: Path) -> None:
+    written = {p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file()}
+    assert {"pyproject.toml", "mkdocs.yml", ".ci/run", "wiki/concepts/multi-head-attention.md",
+            "wiki/papers/attention-is-all-you-need.md", f"{PACKAGE}/attention.py"} <= written
+    assert "[tool.claimcheck]" in (project / "pyproject.toml").read_text(encoding="utf-8")
+    assert os.access(project / ".ci" / "run", os.X_OK)
+    script = (project / ".ci" / "run").read_text(encoding="utf-8")
+    assert all(step in script for step in ("claimcheck lint", "claimcheck verify",
+                                           "mkdocs build --strict"))
+    assert "@claim_check(args=" in (project / PACKAGE / "attention.py").read_text("utf-8")
+
+
+def test_lint_verify_and_the_strict_site_build_pass_right_after_init(project: Path) -> None:
+    lint = _run(project, "claimcheck.cli", "lint", "wiki/")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert "error" not in lint.stdout
+    verify = _run(project, "claimcheck.cli", "verify", "wiki/", "--format", "json")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert '"verdict": "verified"' in verify.stdout
+    assert verify.stderr.strip().splitlines()[-1].startswith("ran 1, up to date 0: verified 1")
+    site = _run(project, "mkdocs", "build", "--strict")
+    assert site.returncode == 0, site.stdout + site.stderr
+    page = project / "site" / "concepts" / "multi-head-attention.html"
+    assert "cc-badge" in page.read_text(encoding="utf-8")
+
+
+def test_init_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mkdocs.yml").write_text("mine\n", encoding="utf-8")
+    assert main(["init", str(tmp_path)]) == ExitCode.USAGE
+    assert "already has mkdocs.yml" in capsys.readouterr().err
+    assert (tmp_path / "mkdocs.yml").read_text(encoding="utf-8") == "mine\n"
+    assert not (tmp_path / "wiki").exists()
+
+
+def test_the_readme_says_how_to_start_a_wiki_in_five_lines_or_fewer() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Start your own wiki\n", 1)[1].split("\n#", 1)[0].strip()
+    assert "claimcheck init" in section
+    assert len(section.splitlines()) <= 5
