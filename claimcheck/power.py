@@ -8,7 +8,7 @@ when the broken model still verifies the claim. A run that fails to produce a me
 variant or the check's process failed, the time limit passed) is **errored**: the claim's check
 could not be asked, so the variant is neither caught nor missed. The check raising *because of*
 the variant is an unverified verdict, so it counts as caught, as mutation testing counts a
-crashing test as a killed mutant (running out of the memory limit does not: it is errored).
+crashing test as a killed mutant (running out of memory or stack does not: it is errored).
 
 Power is derived, never asserted, like a verdict (:mod:`claimcheck.status`): every read judges a
 stored run's measurement again against the card's current ``expect``, and marks it **stale**

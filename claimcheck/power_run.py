@@ -180,13 +180,21 @@ def _variant_run(job: PowerJob, outcome: Outcome, wiki: Wiki) -> VariantRun:
     )
 
 
+EXHAUSTION = ("MemoryError", "RecursionError")
+"""Exceptions that say a limit ran out (the memory limit, the stack: typically a variant whose
+replacement calls the very name it replaced), not what the check measures: errored, not caught."""
+
+
 def _check_raised(outcome: Outcome) -> bool:
     """Whether the claim's check itself raised under the variant: the claim is then no longer
-    verified because of the broken model, so the variant counts as caught. Running out of the
-    memory limit is the machine's limit, not the check's answer: it counts as errored."""
-    return (outcome.evidence is None and outcome.error is not None
-            and outcome.reason.startswith(f"{CHECK_RAISED} ")
-            and not outcome.reason.startswith(f"{CHECK_RAISED} MemoryError"))
+    verified because of the broken model, so the variant counts as caught; :data:`EXHAUSTION`
+    counts as errored."""
+    if outcome.evidence is not None or outcome.error is None:
+        return False
+    if not outcome.reason.startswith(f"{CHECK_RAISED} "):
+        return False
+    raised = outcome.reason[len(CHECK_RAISED) + 1:].split(":", 1)[0]
+    return raised not in EXHAUSTION
 
 
 def _progress_row(job: PowerJob, run: VariantRun) -> ClaimRow:

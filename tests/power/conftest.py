@@ -72,6 +72,15 @@ def no_factor() -> None:
 
 
 @wrong_variant
+def recursive_factor() -> None:
+    """A replacement that calls the name it replaced: it recurses until the stack runs out."""
+    def scale_again(x):
+        return scale.scale(x)
+
+    scale.scale = scale_again
+
+
+@wrong_variant
 def broken_variant() -> None:
     """A variant that fails to apply."""
     raise RuntimeError("the variant itself is broken")

@@ -98,6 +98,15 @@ def test_a_check_that_raises_under_the_variant_catches_it(tmp_path: Path) -> Non
     assert variant["reason"].startswith("check raised TypeError")
 
 
+def test_running_out_of_stack_is_errored_not_caught(tmp_path: Path) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", ["recursive-factor"])]})
+    code, rows = _verify(root, "--power")
+    assert code == 1
+    variant, = rows["a"]["power"]["variants"]
+    assert variant["state"] == "errored"
+    assert "RecursionError" in variant["note"]
+
+
 def test_power_reruns_only_what_changed(project: Path) -> None:
     _verify(project, "--power")
     assert _power(project) == 0
