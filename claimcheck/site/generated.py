@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import logging
 import re
 import subprocess
@@ -103,7 +104,10 @@ class GeneratedPages:
 
     def _add(self, kind: str, src: str, title: str,
              inclusion: InclusionLevel = InclusionLevel.UNDEFINED) -> None:
-        content = f"# {title}\n\n{_TOKENS[kind]}\n"
+        # The theme prints a page's title unescaped (in <title> and the nav): give it as text
+        # already escaped, and the heading as Markdown that renders it literally.
+        content = (f"---\ntitle: {json.dumps(html.escape(title))}\n---\n"
+                   f"# {markdown_text(title)}\n\n{_TOKENS[kind]}\n")
         self.files.append(File.generated(self.config, src, content=content, inclusion=inclusion))
         self.kinds[src] = kind
 
@@ -257,6 +261,13 @@ def _heading(source: PageSource) -> str:
     """The text of a page's first level-one heading, as a title for lists and graphs."""
     found = _H1.search(source.text)
     return found[1].strip() if found else ""
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that renders it literally: every character but letters, digits and
+    spaces as a numeric character reference, so an identifier (a DOI may hold ``<``, ``[``,
+    ``*``) or a folder name never becomes markup, a link or emphasis."""
+    return "".join(ch if ch.isalnum() or ch == " " else f"&#{ord(ch)};" for ch in text)
 
 
 def _stem_title(src: str) -> str:

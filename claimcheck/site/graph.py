@@ -165,4 +165,4 @@ def render_svgs(graphs: Sequence[str]) -> list[str | None]:
         raise subprocess.SubprocessError(
             completed.stderr.decode("utf-8", "replace").strip() or "dot gave no drawing"
         )
-    return [clean_svg("<?xml" + document) for document in documents]
+    return [clean_svg("<?xml" + document, site_links=True) for document in documents]

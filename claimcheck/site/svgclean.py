@@ -2,10 +2,15 @@
 
 An SVG opened on its own URL runs its scripts with the site's origin, so every SVG the site
 publishes passes this allow-list first: shapes, paths, text, groups, clip paths, ``use`` of a
-local ``#id``, and presentation attributes; links (``<a>``) only to relative or ``http(s)``
-URLs. No ``script``, ``style`` element, ``foreignObject``, animation, event handler, external
-reference or ``data:`` URL survives. The result is checked to be well-formed XML; an SVG that
-is not (or is larger than :data:`MAX_SVG_BYTES`) is not published.
+local ``#id``, and presentation attributes. No ``script``, ``style`` element, ``foreignObject``,
+animation, event handler or ``data:`` URL survives, and no external reference: a ``url(...)``
+in an attribute or a ``style`` declaration, an ``href``/``xlink:href``, is kept only when it
+names a fragment of the same document (``#id``). A ``style`` declaration keeps only plain values
+(colours, numbers, names, ``rgb()``/``hsl()``, ``url(#id)``); one with a CSS escape, a comment,
+an ``@`` rule or any other function is dropped. Only the claim graph that the tool draws itself
+(:func:`clean_svg` with ``site_links``) keeps its links to the site's own pages (relative URLs).
+The result is checked to be well-formed XML; an SVG that is not (or is larger than
+:data:`MAX_SVG_BYTES`) is not published.
 """
 
 from __future__ import annotations
@@ -37,35 +42,69 @@ _STYLE_PROPERTIES = {
     "stroke-miterlimit", "opacity", "font", "font-family", "font-size", "font-weight",
     "font-style", "text-anchor", "dominant-baseline", "clip-rule", "visibility", "display",
 }
-_LOCAL_REFERENCE = re.compile(r"^url\(#[\w.:-]+\)$")
+_LOCAL_REFERENCE = re.compile(r"^url\(\s*['\"]?#[\w.:-]+['\"]?\s*\)$")
+_FRAGMENT = re.compile(r"^#[\w.:-]+$")
+_PLAIN_VALUE = re.compile(r"^[\w\s#.,%+'\"-]*$")
+_COLOUR_FUNCTION = re.compile(r"^(rgba?|hsla?)\([\d\s.,%]*\)$", re.IGNORECASE)
+_RELATIVE_LINK = re.compile(r"^(?![a-z][a-z0-9+.-]*:|//|\\)[^\s\\]*$", re.IGNORECASE)
 
 
-def _filter(tag: str, name: str, value: str) -> str | None:
-    if name in ("clip-path", "mask", "fill", "stroke") and "url(" in value:
+def _plain_css_value(value: str) -> bool:
+    """A declaration value that cannot fetch or run anything."""
+    value = value.strip()
+    return bool(_PLAIN_VALUE.match(value) or _COLOUR_FUNCTION.match(value)
+                or _LOCAL_REFERENCE.match(value))
+
+
+def _clean_style(value: str) -> str | None:
+    if any(bad in value for bad in ("\\", "/*", "@", "<", "&")):
+        return None
+    kept = []
+    for declaration in value.split(";"):
+        name, colon, setting = declaration.partition(":")
+        if colon and _plain_css_value(setting):
+            kept.append(f"{name.strip()}: {setting.strip()}")
+    return "; ".join(kept) or None
+
+
+def _filter(tag: str, name: str, value: str, site_links: bool = False) -> str | None:
+    if name == "style":
+        return _clean_style(value)
+    if "url(" in value.lower():
         return value if _LOCAL_REFERENCE.match(value.strip()) else None
     if name == "target":
         return value if value in ("_top", "_self", "_parent") else None
-    if tag == "use" and name in ("href", "xlink:href"):
-        return value if value.startswith("#") else None
+    if name in ("href", "xlink:href"):
+        if _FRAGMENT.match(value.strip()):
+            return value
+        return value if site_links and tag == "a" and _RELATIVE_LINK.match(value) else None
     return value
 
 
-_CLEANER = nh3.Cleaner(
-    tags=_TAGS,
-    clean_content_tags={"script", "style", "foreignObject"},
-    attributes={"*": _ATTRIBUTES},
-    attribute_filter=_filter,
-    link_rel=None,
-    url_schemes={"http", "https"},
-    filter_style_properties=_STYLE_PROPERTIES,
-)
+def _cleaner(site_links: bool) -> nh3.Cleaner:
+    return nh3.Cleaner(
+        tags=_TAGS,
+        clean_content_tags={"script", "style", "foreignObject"},
+        attributes={"*": _ATTRIBUTES},
+        attribute_filter=lambda tag, name, value: _filter(tag, name, value, site_links),
+        link_rel=None,
+        url_schemes={"http", "https"},
+        filter_style_properties=_STYLE_PROPERTIES,
+    )
 
 
-def clean_svg(text: str) -> str | None:
-    """The drawing of an SVG document without anything active, or ``None`` if it is unusable."""
+_CLEANERS = {False: _cleaner(False), True: _cleaner(True)}
+
+
+def clean_svg(text: str, site_links: bool = False) -> str | None:
+    """The drawing of an SVG document without anything active, or ``None`` if it is unusable.
+
+    ``site_links`` keeps ``<a>`` links to relative URLs: only for the claim graph the tool draws
+    itself, never for a committed SVG (a curve artifact, an image in the wiki).
+    """
     if len(text.encode("utf-8", "replace")) > MAX_SVG_BYTES:
         return None
-    cleaned = str(_CLEANER.clean(text)).strip().replace("&nbsp;", "&#160;")
+    cleaned = str(_CLEANERS[site_links].clean(text)).strip().replace("&nbsp;", "&#160;")
     if not cleaned.startswith("<svg"):
         return None
     if "xmlns=" not in cleaned.split(">", 1)[0]:
