@@ -118,3 +118,27 @@ def test_the_broadest_hover_card_fits_the_screen(
     assert box["left"] >= 0 and box["right"] <= box["width"], box
     assert box["lines"] == size and box["linked"] == size, box  # one line per claim, linked
     assert box["legend"] and box["daggers"] <= 1 and box["dashes"] == 0, box
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_phone_reads_the_graph_as_a_list(
+    browser: Browser, repo_site: Path, site_url: str, width: int
+) -> None:
+    if not (repo_site / "claim-graph.html").read_text(encoding="utf-8").count("<svg"):
+        pytest.skip("the graph needs Graphviz's dot")
+    browser.set_viewport(width, WIDTHS[width])
+    for page in ("claim-graph.html", "claim-graph/1710.09829.html"):
+        browser.navigate(f"{site_url}/{page}")
+        shown = browser.evaluate(
+            "[...document.querySelectorAll('.cc-graph, .cc-graph__narrow, .cc-graph-page table')]"
+            ".map(e => e.className + ':' + (e.getBoundingClientRect().height > 0))")
+        drawn = width >= 600
+        assert f"cc-graph:{str(drawn).lower()}" in shown, shown
+        assert f"cc-graph__narrow:{str(not drawn).lower()}" in shown, shown
+        assert any(item.endswith(":true") and "graph" not in item.split(":")[0]
+                   for item in shown), shown
+
+
+def test_graph_text_stays_out_of_search(repo_site: Path) -> None:
+    index = (repo_site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "paper-&gt;" not in index and "paper->" not in index  # Graphviz's edge titles

@@ -84,3 +84,25 @@ def test_a_paper_cited_by_many_pages_stays_readable() -> None:
     dot = paper_dot("2101.12491", "P", [claim], citers, None, lambda view: "#", lambda src: src)
     assert dot.count("shape=\"ellipse\"") == MAX_CITERS
     assert f"{100 - MAX_CITERS} more citations (listed below)" in dot
+
+
+def test_a_papers_claims_are_boxed_by_locator_and_linked_to_pages_once_per_box() -> None:
+    """30 claims at three locators, each cited by the same five pages: 3 boxes, 15 page edges."""
+    claims = [
+        ClaimView(
+            global_id=f"2101.12491/c{n}", arxiv="2101.12491", claim_id=f"c{n}", paper_title="P",
+            card_path="wiki/p.md", locators=f"tab. {n % 3 + 1}", statement="S.", check="params",
+            check_source=None, expected="= 1", measured="1", verdict="verified", reason="",
+            stale=False, errored=False, fidelity="exact", tier="static", budget="smoke",
+            run_date="—", details="",
+        )
+        for n in range(30)
+    ]
+    citers = {claim.global_id: [Citer(f"p{n}.md", f"Page {n}") for n in range(5)]
+              for claim in claims}
+    dot = paper_dot("2101.12491", "P", claims, citers, None, lambda view: "#", lambda src: src)
+    assert dot.count("subgraph cluster_") == 3
+    assert {'label="tab. 1"', 'label="tab. 2"', 'label="tab. 3"'} <= set(
+        re.findall(r'label="tab\. \d"', dot))
+    assert len(re.findall(r"-> p\d+ \[ltail=cluster_\d\]", dot)) == 15
+    assert len(re.findall(r"paper -> c\d+ \[lhead=cluster_\d\]", dot)) == 3
