@@ -118,12 +118,11 @@ class ClaimPower:
         caught = len(self.named(State.CAUGHT))
         if caught == self.listed:
             return f"catches {caught} of {self.listed} listed wrong variants"
-        parts = [f"catches {caught} of {self.listed}"]
         labels = {State.MISSED: "misses", State.STALE: "stale", State.NOT_RUN: "not run",
                   State.ERRORED: "errored", State.UNKNOWN: "unknown"}
         details = [f"{label} {', '.join(self.named(state))}" for state, label in labels.items()
                    if self.named(state)]
-        return ": ".join([parts[0], "; ".join(details)])
+        return f"catches {caught} of {self.listed}: " + "; ".join(details)
 
     def to_json(self) -> dict[str, Any]:
         """The ``power`` section of a claim in JSON output."""
