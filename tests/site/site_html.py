@@ -38,8 +38,14 @@ def build_site(project: Path, strict: bool = True, **plugin_options: object) -> 
     ``plugin_options`` override the claimcheck plugin's options from the project's mkdocs.yml.
     Raises ``mkdocs.exceptions.Abort`` when ``strict`` and a warning was logged.
     """
-    site = project / "site"
-    config = load_config(str(project / "mkdocs.yml"), site_dir=str(site), strict=strict)
+    return build_site_from(project / "mkdocs.yml", project / "site", strict, **plugin_options)
+
+
+def build_site_from(
+    mkdocs_yml: Path, site: Path, strict: bool = True, **plugin_options: object
+) -> Path:
+    """Build the project of ``mkdocs_yml`` into ``site`` (see :func:`build_site`)."""
+    config = load_config(str(mkdocs_yml), site_dir=str(site), strict=strict)
     if plugin_options:
         config.plugins["claimcheck"].config.update(plugin_options)
     build(config)

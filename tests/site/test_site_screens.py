@@ -1,7 +1,12 @@
-"""Golden screenshots of the mini-site at 1280 and 390 px, and no sideways scrolling on a phone.
+"""Golden screenshots at 1280 and 390 px, and no sideways scrolling on a phone.
 
 The pictures live in ``golden/screens/`` (``CLAIMCHECK_UPDATE_GOLDENS=1`` rewrites them); the
-comparison tolerates font and anti-aliasing noise (``screens.py``). Overflow is measured from
+comparison tolerates font and anti-aliasing noise (``screens.py``). Two sets: the mini-site's
+pages, and the repository's own wiki (``repo-*``), whose real ids and tables are the ones that
+overflowed a laptop's column. The repository's wiki is drawn from its cards alone: no results
+store and an empty source cache, so a refreshed store, a machine's cached papers or its
+versions change nothing in the pictures; an edit of the drawn cards does, and is rewritten
+with ``CLAIMCHECK_UPDATE_GOLDENS=1``. Overflow is measured from
 the DOM: at 390 px no element of the page may reach past the right edge of the screen, unless
 it sits inside a box that scrolls on its own (a wide code block).
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -18,13 +24,21 @@ from browsing import needs_chromium
 from cdp import Browser
 from screens import check_screen
 
+from claimcheck.sources.cache import ENVIRONMENT as SOURCES_ENVIRONMENT
+
 pytestmark = [pytest.mark.browser, needs_chromium]
+
+REPO = Path(__file__).resolve().parents[2]
 
 PAGES = {
     "concept": ("concepts/routing.html", None),
     "claims-table": ("papers/routing-paper.html", ".cc-claims"),
     "dashboard": ("claims-dashboard.html", None),
     "claim-graph": ("claim-graph/2101.12491.html", ".cc-graph"),
+}
+REPO_PAGES = {
+    "repo-claims-table": ("papers/efficient-capsnet.html", ".cc-claims"),
+    "repo-dashboard": ("claims-dashboard.html", "#every-claim"),
 }
 SCREEN = {1280: 900, 390: 844}
 GOLDEN_FONTS = {"Helvetica": "Liberation Sans", "monospace": "DejaVu Sans Mono"}
@@ -126,3 +140,30 @@ def test_a_hover_card_stays_on_a_phones_screen(browser: Browser, stored_minisite
         f" const r = {card}.getBoundingClientRect(); done([r.left, r.right]); }})))"
     )
     assert box[0] >= 0 and box[1] <= 390, box
+
+
+@pytest.fixture(scope="module")
+def unrun_repo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The repository's wiki built from its cards alone (no store, no cached paper source)."""
+    from site_html import build_site_from
+
+    folder = tmp_path_factory.mktemp("repo-unrun")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SOURCES_ENVIRONMENT, str(folder / "sources"))
+        yield build_site_from(REPO / "mkdocs.yml", folder / "site",
+                              results=str(folder / "no-results"))
+
+
+@pytest.mark.parametrize("width", sorted(SCREEN))
+@pytest.mark.parametrize("name", sorted(REPO_PAGES))
+def test_the_repository_wiki_matches_its_golden_picture(
+    browser: Browser, unrun_repo_site: Path, tmp_path: Path, name: str, width: int,
+    update_goldens: bool,
+) -> None:
+    if _other_fonts():
+        pytest.skip(f"{_other_fonts()} (apt-get install fonts-liberation2 fonts-dejavu-core)")
+    page, anchor = REPO_PAGES[name]
+    _open(browser, unrun_repo_site, page, anchor, width)
+    shot = tmp_path / f"{name}-{width}.png"
+    browser.screenshot(shot)
+    check_screen(shot, f"{name}-{width}", update_goldens)
