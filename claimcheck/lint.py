@@ -38,6 +38,7 @@ a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
 a citation's ``#claim-name`` that is no claim at its locator error
 a citation covering more than 5 claims that names none       warning
+a claim statement with TeX outside ``$...$`` (shown raw)     warning
 ``papers:`` not matching the ids cited in the body           warning
 a ``TODO`` placeholder left by ``claimcheck new``             warning
 an unknown ``related:`` slug                                 info
@@ -55,6 +56,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -263,6 +265,7 @@ def _claim_findings(
                              "claim-locator")
         yield from _non_finite_expect(loaded, index, claim.expect)
         yield from _typed_expect(loaded, index, claim)
+        yield from _raw_tex(loaded, index, claim)
         if claim.check is None:
             continue
         for problem in path_arg_problems(claim.args, config):
@@ -286,6 +289,20 @@ def _claim_findings(
         for path, slot in slots.items():
             line, col = loaded.position("claims", index, *path)
             yield from _reference_error(config, loaded, slot, line, col)
+
+
+_RAW_TEX = re.compile(r"[\^_]\{|\\[A-Za-z]+")
+_MATHS_OR_CODE = re.compile(r"`[^`]*`|\$[^$]*\$")
+
+
+def _raw_tex(loaded: Located, index: int, claim: Claim) -> Iterator[Finding]:
+    """A statement with TeX outside ``$...$`` and code spans: the site would show it raw."""
+    if _RAW_TEX.search(_MATHS_OR_CODE.sub("", claim.statement)):
+        line, col = loaded.position("claims", index, "statement")
+        yield Finding(Level.WARNING, loaded.display_path, line, col,
+                      f"claim '{claim.id}': its statement holds TeX outside $...$, which the "
+                      "site would show raw: write maths as `$1 - e^{-\\lVert s \\rVert}$`",
+                      "raw-tex")
 
 
 def _basis_findings(loaded: Located, index: int, claim: Claim) -> Iterator[Finding]:
