@@ -8,11 +8,11 @@ Errors a user can cause print one line each; ``--debug`` shows tracebacks instea
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from claimcheck import strict_json
 from claimcheck._version import __version__
 from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError, UsageError
@@ -37,7 +37,7 @@ def _lint(ns: argparse.Namespace) -> int:
     if ns.strict:
         findings = strict(findings)
     if ns.format == "json":
-        print(json.dumps([
+        print(strict_json.dumps([
             {"path": f.path, "line": f.line, "col": f.col, "level": f.level.value,
              "rule": f.rule, "message": f.message} for f in findings
         ], indent=2))

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TextIO
 
+from claimcheck import strict_json
 from claimcheck.cards import Expect
 from claimcheck.power_output import missed_message, power_lines, power_summary
 from claimcheck.textrows import MARKS, claim_block, plain_line, wrapped
@@ -104,8 +105,7 @@ def expected_text(expected: dict[str, Any] | None) -> str:
 def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool = False) -> None:
     """Write ``rows`` to ``out`` in ``style``."""
     if style is OutputFormat.JSON:
-        json.dump([row.to_json() for row in rows], out, indent=2, default=str)
-        out.write("\n")
+        out.write(strict_json.dumps([row.to_json() for row in rows], indent=2) + "\n")
     elif style is OutputFormat.JUNIT:
         out.write(junit_xml(rows))
     elif style is OutputFormat.GITHUB:

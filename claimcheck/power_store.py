@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcheck import safe_fs
+from claimcheck import safe_fs, strict_json
 from claimcheck.errors import StoreError
 from claimcheck.safe_fs import UnsafeEntry
 from claimcheck.store import StoreWarning, result_stem
@@ -120,7 +120,8 @@ class PowerStore:
         """The stored runs of ``global_id`` by variant name; empty when missing or unusable."""
         path = self.path_of(global_id)
         try:
-            data = json.loads(safe_fs.read_bytes(self.results.parent, path, MAX_POWER_BYTES))
+            data = strict_json.restore(json.loads(
+                safe_fs.read_bytes(self.results.parent, path, MAX_POWER_BYTES)))
             if not isinstance(data, dict) or data.get("claim") != global_id:
                 raise ValueError(f"it does not hold the power results of {global_id!r}")
             variants = data.get("variants")
@@ -137,9 +138,10 @@ class PowerStore:
     def write(self, global_id: str, runs: dict[str, VariantRun]) -> None:
         """Replace the power file of ``global_id`` with ``runs``, atomically."""
         path = self.path_of(global_id)
-        text = json.dumps({"schema": POWER_SCHEMA, "claim": global_id,
-                           "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
-                          indent=2, sort_keys=True, default=str) + "\n"
+        text = strict_json.dumps(
+            {"schema": POWER_SCHEMA, "claim": global_id,
+             "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
+            indent=2, sort_keys=True) + "\n"
         try:
             safe_fs.write_atomic(self.results.parent, path, text.encode("utf-8"))
         except UnsafeEntry as exc:

@@ -1,10 +1,12 @@
 """One stored verdict of one claim (:class:`Result`), and the JSON it is stored as.
 
 The JSON contract is in docs/architecture.md. Every file the tool writes is strict JSON, so that
-any parser reads it: a non-finite number (a measured NaN, an infinite timing) is written as the
-string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"`` and a measured value spelled so reads back
-as the float. Reading validates every field's type; a file that does not fit raises
-``ValueError`` naming the first wrong field, and the store skips it with a warning.
+any parser reads it: a non-finite number (a measured NaN, an infinite timing) is written as
+``null`` with ``<field>_non_finite`` beside it (:mod:`claimcheck.strict_json`) and reads back as
+the float; files written before that, with the strings ``"NaN"``, ``"Infinity"`` or
+``"-Infinity"`` as ``measured``, read back as the float too. Reading validates every field's
+type; a file that does not fit raises ``ValueError`` naming the first wrong field, and the store
+skips it with a warning.
 
 A result is *successful* (:func:`succeeded`) when its check produced a measurement without
 error; an errored or timed-out attempt never replaces a successful result
@@ -14,10 +16,10 @@ error; an errored or timed-out attempt never replaces a successful result
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from typing import Any
 
+from claimcheck import strict_json
 from claimcheck.checks.api import Evidence, Fidelity, Measured
 from claimcheck.provenance import now_iso
 from claimcheck.verdict import Verdict
@@ -79,6 +81,7 @@ class Result:
         """Rebuild a result; raises ``ValueError`` naming the first field that is wrong."""
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
+        data = strict_json.restore(data)
         if data.get("schema") != SCHEMA:
             raise ValueError(f"schema {data.get('schema')!r}, expected {SCHEMA}")
         known = {f.name: f for f in dataclasses.fields(cls)}
@@ -144,20 +147,9 @@ def budget_rank(budget: str) -> int:
 
 
 def dumps(data: Any) -> str:
-    """Strict JSON of ``data``: non-finite floats as strings, anything else JSON cannot hold as
-    its ``str``."""
-    return json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False, default=str)
-
-
-def finite(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by its strict-JSON spelling."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {key: finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(item) for item in value]
-    return value
+    """Strict JSON of ``data`` (:mod:`claimcheck.strict_json`), anything else JSON cannot hold
+    as its ``str``."""
+    return strict_json.dumps(data, indent=2, ensure_ascii=False)
 
 
 def decode_measured(value: Any) -> Any:

@@ -26,7 +26,6 @@ interrupted run leaves no artifact and no result.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import time
@@ -34,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from claimcheck import strict_json
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, register_check
 from claimcheck.stats import ChanceLevel, Interval, seed_interval
 
@@ -128,7 +128,7 @@ def train_check(ctx: CheckContext) -> Evidence:
 
     ctx.scratch.mkdir(parents=True, exist_ok=True)
     (ctx.scratch / "curve.json").write_text(
-        json.dumps(result, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+        strict_json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     write_curve_svg(result, ctx.scratch / "curve.svg")
 
     artifacts = {"curve_json": "curve.json", "curve_svg": "curve.svg"}

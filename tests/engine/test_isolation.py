@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from claimcheck.config import load_config
 from claimcheck.exitcodes import ExitCode
 from claimcheck.store import ResultStore
 from tests.engine.conftest import REPO, claim, write_project
+from tests.strictjson import loads_strict
 
 ARXIV = "2101.00002"
 GOOD = {"model": "tiny", "preset": "small"}
@@ -49,7 +49,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Outcome:
     with contextlib.redirect_stdout(out):
         code = main(["verify", str(root / "wiki"), "--timeout", "10", "--jobs", "2",
                      "--format", "json", "--device", "cpu"])
-    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(out.getvalue())}
+    rows = {row["claim"].split("/", 1)[1]: row for row in loads_strict(out.getvalue())}
     return root, code, rows
 
 
@@ -129,4 +129,4 @@ def test_ctrl_c_keeps_finished_results(tmp_path: Path) -> None:
     assert "interrupted: 1 result(s) finished and kept" in err
     assert store.read(f"{ARXIV}/quick") is not None
     assert store.read(f"{ARXIV}/slow") is None
-    assert json.loads(out)[1]["reason"].startswith("never run")
+    assert loads_strict(out)[1]["reason"].startswith("never run")

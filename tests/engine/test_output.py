@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import xml.etree.ElementTree as ElementTree
 from dataclasses import replace
 
@@ -12,6 +11,7 @@ from rich.console import Console
 from claimcheck.executor import TaskEvent
 from claimcheck.output import ClaimRow, OutputFormat, github_lines, junit_xml, render
 from claimcheck.verify_cli import ProgressDisplay
+from tests.strictjson import loads_strict
 
 ROW = ClaimRow(
     claim="2101.00001/x", card="wiki/papers/a,b.md", line=7, statement="S.",
@@ -53,7 +53,7 @@ def test_junit_counts() -> None:
 def test_json_rows_carry_the_contract() -> None:
     out = io.StringIO()
     render([ROW, ERRORED], OutputFormat.JSON, out)
-    first, second = json.loads(out.getvalue())
+    first, second = loads_strict(out.getvalue())
     assert first["expected"] == {"at_most": 2} and first["errored"] is False
     assert second["errored"] is True and second["error"] == "Traceback ..."
 

@@ -19,6 +19,7 @@ from claimcheck.config import load_config
 from claimcheck.exitcodes import ExitCode
 from claimcheck.store import ResultStore
 from tests.engine.conftest import REPO, ProjectFactory, claim
+from tests.strictjson import loads_strict
 
 ARXIV = "2101.00003"
 SMALL = {"model": "tiny", "preset": "small"}
@@ -42,7 +43,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 def rows_of(output: str) -> dict[str, dict[str, Any]]:
-    return {row["claim"].split("/", 1)[1]: row for row in json.loads(output)}
+    return {row["claim"].split("/", 1)[1]: row for row in loads_strict(output)}
 
 
 @pytest.fixture
@@ -208,7 +209,7 @@ def test_ci_rechecks_the_result_files_a_pull_request_changed(
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
         subprocess.run([*git, *command], check=True, capture_output=True)
     forged = project / ".claimcheck" / "results" / f"{ARXIV}__params.json"
-    data = json.loads(forged.read_text("utf-8"))
+    data = loads_strict(forged.read_text("utf-8"))
     real = data["measured"]
     data["measured"] = real + 1000
     forged.write_text(json.dumps(data, indent=2), encoding="utf-8")
@@ -216,7 +217,7 @@ def test_ci_rechecks_the_result_files_a_pull_request_changed(
                           "--recheck-results-changed-since", "HEAD"], capsys)
     assert code == ExitCode.OK, err
     assert {k for k, row in rows_of(out).items() if row["ran"]} == {"params"}
-    assert json.loads(forged.read_text("utf-8"))["measured"] == real
+    assert loads_strict(forged.read_text("utf-8"))["measured"] == real
     code, _, err = run(["verify", wiki, "--recheck-results-changed-since", "no-such-ref"], capsys)
     assert code == ExitCode.USAGE and "--recheck-results-changed-since" in err
 
@@ -241,6 +242,6 @@ def test_each_check_runs_on_one_torch_thread_whatever_the_jobs(
                                        {"equals": 1})]})
     code, out, _ = run(["verify", str(root / "wiki"), "--jobs", jobs, "--format", "json",
                         "--device", "cpu"], capsys)
-    rows = json.loads(out)
+    rows = loads_strict(out)
     assert code == ExitCode.OK
     assert (rows[0]["measured"], rows[0]["verdict"]) == (1, "verified")

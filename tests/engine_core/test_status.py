@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from claimcheck.status import collect_status
 from claimcheck.store import Result, ResultStore
 from claimcheck.wiki import load_wiki
+from tests.strictjson import loads_strict
 
 if TYPE_CHECKING:
     from conftest import MiniProject
@@ -77,7 +77,7 @@ def test_status_and_store_never_import_torch(tmp_path: Path, run_python: PythonR
         str(REPO), str(tmp_path / ".claimcheck"),
     )
     assert child.returncode == 0, child.stderr
-    report = json.loads(child.stdout)
+    report = loads_strict(child.stdout)
     assert report["claims"] >= 3
     assert report["stored"] == report["fresh"] == 3
     assert report["torch"] == []

@@ -7,13 +7,13 @@ be run against a claimcheck that predates them (to show that they fail there).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.engine.conftest import claim, write_project
+from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
 ARXIV = "2101.00014"
@@ -73,17 +73,13 @@ def verify_rows(root: Path, *extra: str) -> tuple[int, dict[str, dict[str, Any]]
 
 def rows(text: str) -> dict[str, dict[str, Any]]:
     """Report rows (JSON output of verify or status) by claim id."""
-    return {row["claim"].split("/", 1)[1]: row for row in json.loads(text)}
+    return {row["claim"].split("/", 1)[1]: row for row in loads_strict(text)}
 
 
 def stored(root: Path, claim_id: str) -> dict[str, Any]:
     """The stored result file of a claim, read with a strict JSON parser."""
     path = root / ".claimcheck" / "results" / f"{ARXIV}__{claim_id}.json"
-    return dict(json.loads(path.read_text("utf-8"), parse_constant=_refuse_constant))
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"not strict JSON: {name}")
+    return dict(loads_strict(path.read_text("utf-8")))
 
 
 __all__ = ["ARXIV", "REPO", "claim", "cli", "hostile_project", "rows", "stored", "verify_rows"]

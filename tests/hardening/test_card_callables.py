@@ -14,7 +14,6 @@ line and verify's reason are the same message, and the marker file never appears
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.engine.conftest import claim, write_project
+from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
 ARXIV = "2101.00012"
@@ -181,7 +181,7 @@ def lint_errors(project: Path) -> dict[str, str]:
             current = text.split("- id: ", 1)[1].strip()
         owner[number] = current
     errors: dict[str, str] = {}
-    for finding in json.loads(done.stdout):
+    for finding in loads_strict(done.stdout):
         assert finding["level"] != "error" or finding["rule"] == "reference", finding
         if finding["level"] == "error":
             name = owner[finding["line"]]
@@ -195,7 +195,7 @@ def verify_rows(project: Path) -> dict[str, dict[str, Any]]:
     done = _cli(project, "verify", "wiki", "--device", "cpu", "--format", "json")
     assert "Traceback" not in done.stderr
     assert done.returncode == 1, done.stderr
-    return {row["claim"].split("/", 1)[1]: row for row in json.loads(done.stdout)}
+    return {row["claim"].split("/", 1)[1]: row for row in loads_strict(done.stdout)}
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -236,7 +236,7 @@ def test_a_rebinding_the_static_scan_misses_is_refused_after_import(tmp_path: Pa
         "def _run(ctx):\n    Path(__file__).resolve().parents[1].joinpath('RAN').touch()\n\n\n"
         "globals()['looks_marked'] = _run\n", encoding="utf-8")
     done = _cli(root, "verify", "wiki", "--device", "cpu", "--format", "json")
-    (row,) = json.loads(done.stdout)
+    (row,) = loads_strict(done.stdout)
     assert row["verdict"] == "unverified"
     assert "is not marked @claim_check once imported" in row["reason"]
     assert not (root / "RAN").exists()

@@ -7,13 +7,13 @@ what it printed is kept, bounded, in the result's details.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
 from tests.hardening.hostile_project import claim, cli, hostile_project, stored
+from tests.strictjson import loads_strict
 
 CHECKS = '''
 @claim_check
@@ -48,7 +48,7 @@ def test_reports_stay_parseable_when_a_check_prints(root: Path, style: str) -> N
     assert done.returncode == 0, done.stderr[-2000:]
     assert not any(line.startswith(("hello", "line ")) for line in done.stdout.splitlines())
     if style == "json":
-        assert {row["verdict"] for row in json.loads(done.stdout)} == {"verified"}
+        assert {row["verdict"] for row in loads_strict(done.stdout)} == {"verified"}
     elif style == "junit":
         suite = ElementTree.fromstring(done.stdout.split("\n", 1)[1])
         assert suite.get("tests") == "2" and suite.get("failures") == "0"

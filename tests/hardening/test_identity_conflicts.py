@@ -7,7 +7,6 @@ never writes their results (``claimcheck/conflicts.py`` is the table both read).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 
 from tests.engine.conftest import claim, paper_card, write_project
 from tests.hardening.hostile_project import cli, rows
+from tests.strictjson import loads_strict
 
 PAPER = "2101.00031"
 HOLDS = claim("c1", "tinymodels.checks:holds", {"holds": True})
@@ -59,12 +59,12 @@ def test_verify_refuses_what_lint_reports_as_an_ambiguous_identity(
     extra, refused, rule = TABLE[name]
     root = _project(tmp_path, extra)
     linted = cli(root, "lint", "wiki", "--format", "json")
-    errors = [f for f in json.loads(linted.stdout) if f["level"] == "error"]
+    errors = [f for f in loads_strict(linted.stdout) if f["level"] == "error"]
     assert linted.returncode == 1 and errors and {f["rule"] for f in errors} == {rule}, errors
     messages = {f["message"] for f in errors}
     done = cli(root, "verify", "wiki", "--device", "cpu", "--format", "json")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    shown: list[dict[str, Any]] = json.loads(done.stdout)
+    shown: list[dict[str, Any]] = loads_strict(done.stdout)
     refused_rows = [row for row in shown if row["claim"] in refused]
     assert refused_rows and {row["claim"] for row in refused_rows} == refused
     for row in refused_rows:
@@ -74,7 +74,7 @@ def test_verify_refuses_what_lint_reports_as_an_ambiguous_identity(
     assert stored == {"2101.00034__other.json"} | (
         set() if f"{PAPER}/c1" in refused else {f"{PAPER}__c1.json"})
     status = cli(root, "status", "wiki", "--format", "json")
-    for row in json.loads(status.stdout):
+    for row in loads_strict(status.stdout):
         if row["claim"] in refused:
             assert row["verdict"] == "unverified" and row["reason"] in messages
 

@@ -8,12 +8,12 @@ positive number.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.hardening.hostile_project import claim, cli, hostile_project, stored, verify_rows
+from tests.strictjson import loads_strict
 
 CHECKS = '''
 @dataclass(frozen=True)
@@ -58,12 +58,14 @@ def test_non_finite_and_huge_measurements_are_unverified_with_a_reason(root: Pat
 
 
 def test_every_result_file_is_strict_json(root: Path) -> None:
+    """Non-finite numbers are written as null with the reason beside them (issue 22 §6)."""
     verify_rows(root)
     nan = stored(root, "nan")
-    assert nan["measured"] == "NaN" and nan["timings"]["rate"] == "Infinity"
-    assert stored(root, "minus-inf")["measured"] == "-Infinity"
+    assert nan["measured"] is None and nan["measured_non_finite"] == "NaN"
+    assert nan["timings"]["rate"] is None and nan["timings"]["rate_non_finite"] == "Infinity"
+    assert stored(root, "minus-inf")["measured_non_finite"] == "-Infinity"
     status = cli(root, "status", "wiki", "--format", "json")
-    rows = {row["claim"].split("/")[1]: row for row in json.loads(status.stdout)}
+    rows = {row["claim"].split("/")[1]: row for row in loads_strict(status.stdout)}
     assert rows["nan"]["verdict"] == "unverified"
     assert "not a finite number" in rows["nan"]["reason"]
 
@@ -80,7 +82,7 @@ def test_non_finite_expectations_are_lint_errors(tmp_path: Path) -> None:
     ], CHECKS)
     lint = cli(root, "lint", "wiki", "--format", "json")
     assert lint.returncode == 1
-    errors = [f for f in json.loads(lint.stdout) if f["level"] == "error"]
+    errors = [f for f in loads_strict(lint.stdout) if f["level"] == "error"]
     messages = sorted(f["message"] for f in errors if f["rule"] == "non-finite")
     assert len(messages) == 4, errors
     assert all("an expectation must be a finite number" in m for m in messages)
@@ -94,3 +96,38 @@ def test_timeout_must_be_finite_and_positive(root: Path, value: str) -> None:
     done = cli(root, "verify", "wiki", "--timeout", value)
     assert done.returncode == 2
     assert "--timeout" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_reports_are_strict_json_with_the_reason_beside_each_null(root: Path) -> None:
+    """``verify --format json`` printed ``NaN``, which ``jq`` and ``JSON.parse`` refuse."""
+    for command in (("verify", "wiki", "--device", "cpu", "--format", "json", "--force"),
+                    ("status", "wiki", "--format", "json")):
+        done = cli(root, *command)
+        report = {row["claim"].split("/")[1]: row for row in loads_strict(done.stdout)}
+        assert report["nan"]["measured"] is None, command
+        assert report["nan"]["measured_non_finite"] == "NaN", command
+        assert report["minus-inf"]["measured_non_finite"] == "-Infinity", command
+
+
+def test_a_stored_non_finite_measurement_reads_back_as_the_float() -> None:
+    import math
+
+    from claimcheck.result import Result
+    from claimcheck.strict_json import dumps, restore
+    from claimcheck.verdict import Verdict
+
+    data = {"measured": [1.0, float("nan"), [float("-inf")]], "t": {"rate": float("inf")},
+            "ok": 2.0}
+    text = dumps(data)
+    written = loads_strict(text)
+    assert written["measured"] == [1.0, None, [None]]
+    assert written["measured_non_finite"] == {"1": "NaN", "2/0": "-Infinity"}
+    back = restore(written)
+    assert math.isnan(back["measured"][1]) and back["measured"][2] == [-math.inf]
+    assert back["t"] == {"rate": math.inf} and back["ok"] == 2.0
+    result = Result(claim="2101.00014/x", card="wiki/p.md", line=1, statement="S.", cite=["§1"],
+                    check="c", tier="unit", budget="smoke", verdict=Verdict.UNVERIFIED,
+                    reason="not a finite number", measured=float("nan"), expected=None,
+                    fidelity="exact", fingerprint="f", timings={"rate": float("inf")})
+    again = Result.from_json(loads_strict(result.to_text()))
+    assert math.isnan(again.measured) and again.timings == {"rate": math.inf}

@@ -7,7 +7,6 @@ that a killed or misbehaving run can never take the test process with it.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import signal
@@ -21,6 +20,7 @@ import pytest
 
 from claimcheck.store import Result
 from tests.engine.conftest import claim, write_project
+from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
 ARXIV = "2101.00011"
@@ -98,7 +98,7 @@ def _wait_for(path: Path, process: subprocess.Popen[str], seconds: float = 240) 
 def _every_result_parses(root: Path) -> dict[str, Result]:
     results: dict[str, Result] = {}
     for path in sorted((root / ".claimcheck" / "results").glob("*.json")):
-        result = Result.from_json(json.loads(path.read_text(encoding="utf-8")))
+        result = Result.from_json(loads_strict(path.read_text(encoding="utf-8")))
         results[result.claim.split("/", 1)[1]] = result
     return results
 
@@ -125,13 +125,13 @@ def test_second_verify_reports_the_running_one_and_both_finish(tmp_path: Path) -
     assert second.returncode != 0
     assert "another claimcheck verify is running" in _one_error_line(second.stderr)
     assert first.returncode == 0, err
-    rows = {row["claim"].split("/", 1)[1]: row["verdict"] for row in json.loads(out)}
+    rows = {row["claim"].split("/", 1)[1]: row["verdict"] for row in loads_strict(out)}
     assert rows == {"params": "verified", "slow": "verified", "holds": "verified"}
     assert {k: r.verdict.value for k, r in _every_result_parses(root).items()} == rows
     again = subprocess.run(_verify_command(), cwd=root, env=_env(), text=True,
                            capture_output=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert all(not row["ran"] for row in json.loads(again.stdout))
+    assert all(not row["ran"] for row in loads_strict(again.stdout))
 
 
 def test_kill_9_mid_run_leaves_a_readable_store_and_no_stuck_lock(tmp_path: Path) -> None:
@@ -242,7 +242,7 @@ def test_memory_hog_is_stopped_by_the_per_check_limit_and_others_go_on(
     result = subprocess.run(_verify_command(), cwd=root, text=True, capture_output=True,
                             env=_env(CLAIMCHECK_MEMORY_LIMIT_GB=environment), timeout=300)
     assert "Traceback" not in result.stderr
-    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(result.stdout)}
+    rows = {row["claim"].split("/", 1)[1]: row for row in loads_strict(result.stdout)}
     assert rows["hog"]["verdict"] == "unverified"
     assert "MemoryError" in rows["hog"]["reason"]
     assert rows["holds"]["verdict"] == "verified"

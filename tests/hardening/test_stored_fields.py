@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 
 from tests.hardening.hostile_project import ARXIV, claim, cli, hostile_project, rows, stored
+from tests.strictjson import loads_strict
 
 
 def _edit(root: Path, claim_id: str, **fields: object) -> None:
     path = root / ".claimcheck" / "results" / f"{ARXIV}__{claim_id}.json"
-    data = json.loads(path.read_text("utf-8"))
+    data = loads_strict(path.read_text("utf-8"))
     for key, value in fields.items():
         if value is None:
             data.pop(key, None)
@@ -66,7 +67,7 @@ def test_results_no_card_registers_stay_unshown(tmp_path: Path) -> None:
                            "")
     assert cli(root, "verify", "wiki", "--device", "cpu").returncode == 0
     results = root / ".claimcheck" / "results"
-    data = json.loads((results / f"{ARXIV}__plain.json").read_text("utf-8"))
+    data = loads_strict((results / f"{ARXIV}__plain.json").read_text("utf-8"))
     data["claim"] = f"{ARXIV}/ghost"
     (results / f"{ARXIV}__ghost.json").write_text(json.dumps(data), encoding="utf-8")
     done = cli(root, "status", "wiki", "--format", "json")

@@ -8,7 +8,6 @@ marker file if it ever ran, and it is importable in the very environment ``verif
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.engine.conftest import claim, write_project
+from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
 ARXIV = "2101.00009"
@@ -77,7 +77,7 @@ def test_lint_reports_each_untrusted_reference(
     root, _, env = project
     result = _cli(root, env, "lint", "wiki", "--format", "json")
     assert result.returncode == 1, result.stderr
-    findings = json.loads(result.stdout)
+    findings = loads_strict(result.stdout)
     errors = [f for f in findings if f["level"] == "error"]
     for check, expected in UNTRUSTED.values():
         matching = [f for f in errors if repr(check) in f["message"]]
@@ -95,7 +95,7 @@ def test_verify_refuses_untrusted_checks_and_runs_the_rest(
     assert "Traceback" not in result.stderr
     assert result.returncode != 0
     rows: dict[str, dict[str, Any]] = {
-        row["claim"].split("/", 1)[1]: row for row in json.loads(result.stdout)
+        row["claim"].split("/", 1)[1]: row for row in loads_strict(result.stdout)
     }
     assert rows["trusted"]["verdict"] == "verified"
     for name, (_, expected) in UNTRUSTED.items():
@@ -119,7 +119,7 @@ def test_symlink_out_of_the_root_is_not_trusted(tmp_path: Path) -> None:
     assert "tinymodels.linked:touch_marker" in lint.stdout
     verify = _cli(root, env, "verify", "wiki", "--device", "cpu", "--format", "json")
     assert "Traceback" not in verify.stderr
-    (row,) = json.loads(verify.stdout)
+    (row,) = loads_strict(verify.stdout)
     assert row["verdict"] == "unverified"
     assert not (outside / "OUTSIDE_CODE_RAN").exists()
 
@@ -141,7 +141,7 @@ def test_references_inside_args_of_built_in_kinds_are_refused_too(tmp_path: Path
     assert lint.stdout.count("standard-library module 'subprocess'") == 2, lint.stdout
     verify = _cli(root, env, "verify", "wiki", "--device", "cpu", "--format", "json")
     assert "Traceback" not in verify.stderr
-    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(verify.stdout)}
+    rows = {row["claim"].split("/", 1)[1]: row for row in loads_strict(verify.stdout)}
     assert {name: row["verdict"] for name, row in rows.items()} == {
         "factory": "unverified", "timing": "unverified"}
     assert all("standard-library module 'subprocess'" in row["reason"] for row in rows.values())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import pickle
 import subprocess
@@ -24,9 +23,18 @@ import pytest
 
 from claimcheck.paths import scrub
 from tests.hardening.hostile_project import ARXIV, REPO, claim, cli, hostile_project, rows
+from tests.strictjson import loads_strict
 
 CHECKS = '''
-@claim_check
+@dataclass(frozen=True)
+class FolderArgs(CheckArgs):
+    tag: str = "x"
+    data_folder: Any = None
+    kwargs: Any = None
+    weights_path: Any = None
+
+
+@claim_check(args=FolderArgs)
 def reads_folder(ctx):
     """Bait: were it ever run with a card-chosen folder, the marker would exist."""
     Path(os.environ.get("MARKER_DIR", ".")).joinpath("RAN-" + ctx.args.get("tag", "x")).touch()
@@ -82,7 +90,7 @@ def _lint_errors(root: Path) -> dict[str, str]:
             current = text.split("- id: ", 1)[1].strip()
         owner[number] = current
     errors: dict[str, str] = {}
-    for finding in json.loads(done.stdout):
+    for finding in loads_strict(done.stdout):
         if finding["level"] == "error":
             errors[owner[finding["line"]]] = finding["message"]
     return errors

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.hardening.hostile_project import ARXIV, REPO, claim, cli, hostile_project, rows
+from tests.strictjson import loads_strict
 
 SECRET = "the operator's file\n"
 STEM = f"{ARXIV}__kept"
@@ -55,7 +56,7 @@ def _result_file(root: Path, stem: str = STEM) -> Path:
 def _make_stale(root: Path) -> None:
     """Touch the claim's result as a pull request would: a changed fingerprint."""
     path = _result_file(root)
-    data = json.loads(path.read_text())
+    data = loads_strict(path.read_text())
     data["fingerprint"] = "0" * 64
     path.write_text(json.dumps(data, indent=2))
 
@@ -72,7 +73,7 @@ def test_verify_of_a_stale_claim_never_empties_a_linked_artifacts_folder(tmp_pat
     _untouched(outside)
     assert rows(done.stdout)["kept"]["verdict"] == "verified"
     assert f".claimcheck/artifacts/{STEM}" in done.stderr and "symbolic link" in done.stderr
-    assert json.loads(_result_file(root).read_text())["fingerprint"] != "0" * 64
+    assert loads_strict(_result_file(root).read_text())["fingerprint"] != "0" * 64
 
 
 def test_the_ci_recheck_never_empties_a_linked_artifacts_folder(tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ def test_the_ci_recheck_never_empties_a_linked_artifacts_folder(tmp_path: Path) 
     (root / ".claimcheck" / "artifacts").mkdir(exist_ok=True)
     (root / ".claimcheck" / "artifacts" / STEM).symlink_to(outside, target_is_directory=True)
     path = _result_file(root)
-    data = json.loads(path.read_text())
+    data = loads_strict(path.read_text())
     data["details"] = "touched by the pull request"
     path.write_text(json.dumps(data, indent=2))
     done = cli(root, "verify", "wiki", "--device", "cpu", "--format", "json",

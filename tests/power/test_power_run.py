@@ -20,6 +20,7 @@ from claimcheck.runner import RunOptions
 from claimcheck.wiki import load_wiki
 from tests.engine.conftest import claim
 from tests.power.conftest import power_claim, write_power_project
+from tests.strictjson import loads_strict
 
 ARXIV = "2101.00023"
 
@@ -29,7 +30,7 @@ def _verify(root: Path, *extra: str) -> tuple[int, dict[str, dict[str, Any]]]:
     with contextlib.redirect_stdout(out):
         code = main(["verify", str(root / "wiki"), "--format", "json", "--device", "cpu",
                      "--jobs", "1", *extra])
-    return code, {row["claim"].split("/", 1)[1]: row for row in json.loads(out.getvalue())}
+    return code, {row["claim"].split("/", 1)[1]: row for row in loads_strict(out.getvalue())}
 
 
 def _power(root: Path, **options: Any) -> int:
@@ -76,8 +77,8 @@ def test_a_variant_never_leaks_into_the_ordinary_verdicts(project: Path) -> None
     _, rows = _verify(project, "--force")
     assert rows["caught"]["verdict"] == "verified" and rows["caught"]["measured"] == 6.0
     assert rows["missed"]["verdict"] == "verified"
-    after = json.loads((project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text())
-    assert json.loads(before)["measured"] == after["measured"] == 6.0
+    after = loads_strict((project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text())
+    assert loads_strict(before)["measured"] == after["measured"] == 6.0
 
 
 def test_a_broken_variant_is_an_error_not_a_catch(tmp_path: Path) -> None:
@@ -129,7 +130,7 @@ def test_stale_claim_result_shows_power_as_not_measured(project: Path) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(["status", str(project / "wiki"), "--format", "json"])
-    rows = {row["claim"].split("/", 1)[1]: row for row in json.loads(out.getvalue())}
+    rows = {row["claim"].split("/", 1)[1]: row for row in loads_strict(out.getvalue())}
     assert rows["caught"]["power"]["why"] == "the claim's result is stale"
     assert rows["missed"]["power"]["summary"] == "catches 0 of 1: misses unused-offset"
 
@@ -137,7 +138,7 @@ def test_stale_claim_result_shows_power_as_not_measured(project: Path) -> None:
 def test_a_forged_power_entry_is_judged_again(project: Path) -> None:
     _verify(project, "--power")
     path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
-    data = json.loads(path.read_text())
+    data = loads_strict(path.read_text())
     data["variants"]["unused-offset"]["verdict"] = "contradicted"
     path.write_text(json.dumps(data))
     _, rows = _verify(project)
@@ -151,7 +152,7 @@ def test_a_forged_power_measurement_is_remade_by_the_recheck(project: Path) -> N
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
     path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
-    data = json.loads(path.read_text())
+    data = loads_strict(path.read_text())
     data["variants"]["unused-offset"].update(measured=9.0, verdict="contradicted")
     path.write_text(json.dumps(data))  # a consistent forgery: re-judging cannot see it
     _, rows = _verify(project)
@@ -160,7 +161,7 @@ def test_a_forged_power_measurement_is_remade_by_the_recheck(project: Path) -> N
     assert rows["missed"]["power"]["missed"] == []  # without --power nothing re-makes it
     _, rows = _verify(project, "--power", "--recheck-results-changed-since", "HEAD")
     assert rows["missed"]["power"]["missed"] == ["unused-offset"]
-    assert json.loads(path.read_text())["variants"]["unused-offset"]["measured"] == 6.0
+    assert loads_strict(path.read_text())["variants"]["unused-offset"]["measured"] == 6.0
 
 
 @pytest.mark.slow
@@ -172,7 +173,7 @@ def test_training_variants_run_at_the_result_budget_never_above_the_run(tmp_path
     variant, = rows["t"]["power"]["variants"]
     assert variant["budget"] == "smoke"
     result = root / ".claimcheck/results" / f"{ARXIV}__t.json"
-    data = json.loads(result.read_text())
+    data = loads_strict(result.read_text())
     result.write_text(json.dumps({**data, "budget": "short"}))  # as if verified at short
     assert _power(root) == 0  # a smoke run never runs a short claim's variants
     power = PowerStore(root / ".claimcheck")

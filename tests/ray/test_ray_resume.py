@@ -8,7 +8,6 @@ in the project, so a check that ran to completion before the kill must have run 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from tests.engine.conftest import claim
 from tests.executor_contract import ARXIV, write_contract_project
+from tests.strictjson import loads_strict
 
 NAPS = 6
 NAP_S = 1.0
@@ -33,7 +33,7 @@ def _stored(results: Path) -> dict[str, tuple[int, str]]:
     """Stored result files: name -> (mtime in ns, the timestamp written inside)."""
     stored = {}
     for path in results.glob("*.json"):
-        stored[path.name] = (path.stat().st_mtime_ns, json.loads(path.read_text())["timestamp"])
+        stored[path.name] = (path.stat().st_mtime_ns, loads_strict(path.read_text())["timestamp"])
     return stored
 
 
@@ -60,7 +60,7 @@ def test_killed_driver_resumes_where_it_stopped(ray_address: str, tmp_path: Path
     second = subprocess.run(_verify_command(root, ray_address), cwd=root, env=environment,
                             capture_output=True, timeout=180, check=False)
     assert second.returncode == 0, second.stderr.decode()
-    rows = json.loads(second.stdout)
+    rows = loads_strict(second.stdout)
     assert {row["claim"] for row in rows} == {f"{ARXIV}/nap-{i}" for i in range(NAPS)}
     assert all(row["verdict"] == "verified" for row in rows)
 

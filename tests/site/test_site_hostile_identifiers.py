@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 from site_html import build_site, copy_fixture
 
 from claimcheck.site.svgclean import clean_svg
+from tests.strictjson import loads_strict
 
 PAYLOADS = {
     "img": "10.1234/<img/src=x/onerror=window.__pwned=1>",
@@ -70,13 +70,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(root, strict=False)
 
 
-def _strict(text: str) -> Any:
-    def refuse(name: str) -> None:
-        raise ValueError(f"not strict JSON: {name}")
-
-    return json.loads(text, parse_constant=refuse)
-
-
 def test_no_identifier_becomes_an_element_on_any_page(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert any("claim-graph" in str(page) and "10.1234" in page.read_text("utf-8")
@@ -93,7 +86,7 @@ def test_no_identifier_becomes_an_element_on_any_page(site: Path) -> None:
 
 
 def test_the_search_index_holds_identifiers_as_escaped_text(site: Path) -> None:
-    index = _strict((site / "search" / "search_index.json").read_text("utf-8"))
+    index = loads_strict((site / "search" / "search_index.json").read_text("utf-8"))
     titles = [entry["title"] for entry in index["docs"]]
     assert any("10.1234/&lt;/title&gt;" in title for title in titles), titles
     for entry in index["docs"]:
