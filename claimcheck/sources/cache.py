@@ -23,14 +23,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from claimcheck import safe_fs, strict_json
 from claimcheck.cards import PaperCard, SourceKind
 from claimcheck.config import ProjectConfig
 from claimcheck.provenance import now_iso
+from claimcheck.safe_fs import UnsafeEntry
 
 if TYPE_CHECKING:
     from claimcheck.sources.quotes import SourceIndex
@@ -55,8 +56,8 @@ def cache_folder(config: ProjectConfig | None) -> Path:
     if os.environ.get(ENVIRONMENT):
         return Path(os.environ[ENVIRONMENT]).expanduser()
     configured = config.raw.get("sources") if config is not None else None
-    if isinstance(configured, str) and config is not None:
-        return (config.root / configured).resolve()
+    if isinstance(configured, str) and config is not None:  # as written: links are refused
+        return Path(os.path.normpath(config.root / configured))
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "claimcheck" / "sources"
 
@@ -83,38 +84,58 @@ class CachedSource:
     problem: str = ""
 
 
-class SourceCache:
-    """Read and write the cache at ``folder``."""
+MAX_SOURCE_BYTES = 100_000_000
+"""The largest cached file read back (``papers fetch`` downloads at most as much)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+
+class SourceCache:
+    """Read and write the cache at ``folder``.
+
+    A cache configured inside the project may be committed, so it is untrusted like the results
+    store: every file is read and written through :mod:`claimcheck.safe_fs` from ``boundary``
+    (the project for a configured cache, else the folder that holds the cache), never through a
+    link, and a read is bounded by the download limit.
+    """
+
+    def __init__(self, folder: Path, boundary: Path | None = None) -> None:
+        self.folder = Path(os.path.abspath(folder))
+        self.boundary = Path(os.path.abspath(boundary)) if boundary else self.folder.parent
 
     @classmethod
     def for_config(cls, config: ProjectConfig | None) -> SourceCache:
         """The cache that ``config`` points at."""
-        return cls(cache_folder(config))
+        folder = cache_folder(config)
+        inside = config is not None and config.root in folder.parents
+        return cls(folder, config.root if inside and config is not None else None)
+
+    def _read(self, relative: str) -> bytes | None:
+        try:
+            return safe_fs.read_bytes(self.boundary, self.folder / relative, MAX_SOURCE_BYTES)
+        except (OSError, UnsafeEntry):
+            return None
+
+    def _write(self, relative: str, data: bytes) -> None:
+        safe_fs.write_atomic(self.boundary, self.folder / relative, data)
 
     def _prepare(self) -> None:
-        (self.folder / "blobs").mkdir(parents=True, exist_ok=True)
-        (self.folder / "papers").mkdir(parents=True, exist_ok=True)
+        self.boundary.mkdir(parents=True, exist_ok=True)  # the operator's folder, or the project
+        for name in ("blobs", "papers"):
+            safe_fs.make_folders(self.boundary, self.folder / name)
         for name, text in (("README.md", README), ("CACHEDIR.TAG", CACHEDIR_TAG)):
-            if not (self.folder / name).exists():
-                _atomic_write(self.folder / name, text.encode("utf-8"))
+            if not os.path.lexists(self.folder / name):
+                self._write(name, text.encode("utf-8"))
 
     def blob(self, sha256: str) -> bytes | None:
-        """The bytes stored under ``sha256``, or ``None`` (missing or corrupt)."""
-        try:
-            data = (self.folder / "blobs" / sha256).read_bytes()
-        except OSError:
-            return None
-        return data if sha256_of(data) == sha256 else None
+        """The bytes stored under ``sha256``, or ``None`` (missing, corrupt or unsafe)."""
+        data = self._read(f"blobs/{sha256}")
+        return data if data is not None and sha256_of(data) == sha256 else None
 
     def record(self, key: str) -> dict[str, Any]:
-        """What was fetched for a paper (empty when nothing or corrupt)."""
+        """What was fetched for a paper (empty when nothing, corrupt or unsafe)."""
+        raw = self._read(f"papers/{paper_stem(key)}.json")
         try:
-            data = json.loads((self.folder / "papers" / f"{paper_stem(key)}.json").read_text(
-                encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(raw) if raw is not None else {}
+        except (ValueError, RecursionError):
             return {}
         return data if isinstance(data, dict) and data.get("key") == key else {}
 
@@ -123,17 +144,16 @@ class SourceCache:
         """Store a downloaded file for a paper; return its sha256."""
         self._prepare()
         digest = sha256_of(data)
-        target = self.folder / "blobs" / digest
         if self.blob(digest) is None:
-            _atomic_write(target, data)
+            self._write(f"blobs/{digest}", data)
         record = self.record(key) or {"key": key, "versions": {}}
         label = str(version) if version is not None else "unversioned"
         record["versions"][label] = {"sha256": digest, "kind": kind.value, "url": url,
                                      "fetched": now_iso()}
         if version is not None or "latest" not in record:
             record["latest"] = label
-        _atomic_write(self.folder / "papers" / f"{paper_stem(key)}.json",
-                      json.dumps(record, indent=2, sort_keys=True).encode("utf-8"))
+        self._write(f"papers/{paper_stem(key)}.json",
+                    strict_json.dumps(record, indent=2, sort_keys=True).encode("utf-8"))
         return digest
 
     def lookup(self, card: PaperCard) -> CachedSource | None:
@@ -177,17 +197,3 @@ def _index(digest: str, data: bytes) -> tuple[SourceIndex | None, str]:
         except SourceFormatError as error:
             _INDEXES[digest] = (None, f"the cached source cannot be read: {error}")
     return _INDEXES[digest]
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

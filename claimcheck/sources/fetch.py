@@ -35,12 +35,12 @@ from claimcheck._version import __version__
 from claimcheck.cards import PaperCard, SourceKind
 from claimcheck.errors import ClaimcheckError
 from claimcheck.loader import LoadedCard
-from claimcheck.sources.cache import SourceCache, sha256_of
+from claimcheck.sources.cache import MAX_SOURCE_BYTES, SourceCache, sha256_of
 from claimcheck.sources.pins import write_pin
 
 __all__ = ["FetchError", "FetchOutcome", "arxiv_api_entry", "fetch_card", "http_get"]
 
-MAX_DOWNLOAD_BYTES = 100_000_000
+MAX_DOWNLOAD_BYTES = MAX_SOURCE_BYTES
 TIMEOUT_S = 60.0
 _ATOM = "{http://www.w3.org/2005/Atom}"
 
