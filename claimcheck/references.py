@@ -243,7 +243,7 @@ class SourceIndex:
                         path: entry for path, entry in data["files"].items()
                         if isinstance(entry, dict)
                     }
-            except (OSError, ValueError, AttributeError, UnsafeEntry):
+            except (OSError, ValueError, AttributeError, RecursionError, UnsafeEntry):
                 pass
 
     def facts(self, file: Path) -> SourceFacts | None:

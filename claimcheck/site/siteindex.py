@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from claimcheck.citations import Citation
 from claimcheck.config import ProjectConfig
+from claimcheck.conflicts import refused_identities
 from claimcheck.loader import LoadedCard
 from claimcheck.plainpages import PlainPage
 from claimcheck.site.about import needs_quotes
 from claimcheck.site.views import ClaimView, SourceLink, build_view
+from claimcheck.verdict import Verdict
 from claimcheck.wiki import Wiki, load_wiki
 
 if TYPE_CHECKING:
@@ -121,14 +123,20 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
 
     store = ResultStore(results, config.root)
     statuses = collect_status(wiki, store)
+    refused = refused_identities(wiki)  # a claim two cards could own shows no stored verdict
     for status in statuses:
         curve = None
-        if status.result is not None:
-            curve = store.artifact_path(status.result, CURVE_ARTIFACT)
+        result = status.result
+        if result is not None and status.ref.global_id in refused:
+            result = dataclasses.replace(result, verdict=Verdict.UNVERIFIED, measured=None,
+                                         interval=None, artifacts={},
+                                         reason=refused[status.ref.global_id])
+        if result is not None:
+            curve = store.artifact_path(result, CURVE_ARTIFACT)
             if curve is not None and not curve.is_file():
                 curve = None
         index.views[status.ref.global_id] = build_view(
-            status.ref, status.result, status.stale, config, curve, sources, quotes,
+            status.ref, result, status.stale, config, curve, sources, quotes,
             status.stale_reason, status.environment_note,
         )
     if config.variants:

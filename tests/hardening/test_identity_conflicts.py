@@ -89,3 +89,15 @@ def test_removing_the_second_card_never_leaves_its_verdict_behind(tmp_path: Path
     assert status["c1"]["verdict"] != "verified", status["c1"]
     done = cli(root, "verify", "wiki", "--device", "cpu", "--format", "json")
     assert rows(done.stdout)["c1"]["verdict"] == "contradicted"
+
+
+def test_the_site_shows_no_stored_verdict_for_an_ambiguous_claim(tmp_path: Path) -> None:
+    from claimcheck.config import load_config
+    from claimcheck.site.siteindex import build_index
+
+    root = write_project(tmp_path / "project", {PAPER: [HOLDS]})
+    assert cli(root, "verify", "wiki", "--device", "cpu").returncode == 0
+    (root / "wiki" / "papers" / "z.md").write_text(paper_card(PAPER, "second", [FAILS]), "utf-8")
+    config = load_config(root)
+    view = build_index(config, root / "wiki", config.results).views[f"{PAPER}/c1"]
+    assert view.verdict == "unverified" and "a second paper card" in view.reason, view

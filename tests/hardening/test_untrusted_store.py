@@ -204,3 +204,13 @@ def test_verify_refuses_to_store_through_a_folder_and_runs_the_rest(tmp_path: Pa
     assert f"not stored: .claimcheck/results/{STEM}.json is a folder" in shown["kept"]["reason"]
     assert entry.is_dir() and (entry / "inner").is_dir()
     assert _result_file(root, f"{ARXIV}__other").is_file()
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000, '{"schema": 3, "files": ' * 50_000])
+def test_a_hostile_parse_cache_costs_only_time(tmp_path: Path, content: str) -> None:
+    root = _project(tmp_path)
+    (root / ".claimcheck" / "cache").mkdir(parents=True)
+    (root / ".claimcheck" / "cache" / "sources.json").write_text(content)
+    done = cli(root, "status", "wiki", "--format", "json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert set(rows(done.stdout)) == {"kept", "other"}
