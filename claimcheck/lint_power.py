@@ -5,7 +5,9 @@ finding                                                      level
 ==========================================================  =======
 a ``catches:`` name the catalogue lacks (with "did you mean") error
   or the trust boundary refuses (the message verify gives)
-a wrong variant name defined twice in the catalogue          error
+a wrong variant name defined twice in the catalogue, or one  error
+  that takes arguments, is async or is a class
+a wrong variant without a docstring naming its bug           warning
 a listed variant the claim's check does not catch: the       warning
   claim stays verified under it (``--strict``: error)
 a listed variant whose power run errored                     warning
@@ -46,7 +48,8 @@ STRICT_RULES = frozenset({"variant-missed"})
 def catalogue_findings(catalogue: Catalogue) -> Iterator[Finding]:
     """The catalogue's own problems (a name defined twice), at the variant's ``def``."""
     for problem in catalogue.problems:
-        yield Finding(Level.ERROR, catalogue.config.relative(problem.file), problem.line, 1,
+        yield Finding(Level.ERROR if problem.error else Level.WARNING,
+                      catalogue.config.relative(problem.file), problem.line, 1,
                       problem.message, "variant-catalogue")
 
 

@@ -73,12 +73,14 @@ class VariantState:
     measured: Any = None
     budget: str | None = None
     note: str = ""
+    description: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form every output uses."""
         return {"name": self.name, "state": self.state.value, "reference": self.reference,
-                "verdict": self.verdict, "reason": self.reason, "measured": self.measured,
-                "budget": self.budget, "note": self.note}
+                "description": self.description, "verdict": self.verdict,
+                "reason": self.reason, "measured": self.measured, "budget": self.budget,
+                "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,8 @@ def claim_power(status: StoredStatus, catalogue: Catalogue, store: PowerStore,
                    for name in claim.catches)
     if why:
         states = tuple(s if s.state is State.UNKNOWN else VariantState(
-            s.name, State.NOT_RUN, s.reference, note=why) for s in states)
+            s.name, State.NOT_RUN, s.reference, note=why, description=s.description)
+            for s in states)
     return ClaimPower(states, claim.catches_note, not why, why)
 
 
@@ -202,13 +205,15 @@ def _state(status: StoredStatus, name: str, catalogue: Catalogue, runs: dict[str
         variant = catalogue.resolve(name, fingerprints.index)
     except ClaimcheckError as exc:
         return VariantState(name, State.UNKNOWN, note=exc.message)
+    name = variant.name  # a card may write the full reference; runs are stored by card name
     run = runs.get(name)
     if run is None:
-        return VariantState(name, State.NOT_RUN, variant.reference, note=_never_run(status))
+        return VariantState(name, State.NOT_RUN, variant.reference, note=_never_run(status),
+                            description=variant.description)
     verdict, reason = judge_run(status, run, confidence)
     fresh = variant_fingerprint(status, variant, fingerprints)
     base = dict(reference=variant.reference, verdict=verdict, reason=reason,
-                measured=run.measured, budget=run.budget)
+                measured=run.measured, budget=run.budget, description=variant.description)
     if run.fingerprint != fresh:
         return VariantState(name, State.STALE, **base,
                             note="the claim, the variant's code or the budget changed since")

@@ -94,7 +94,7 @@ def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
             except ClaimcheckError:
                 continue  # lint's error; the view shows it as unknown
             fingerprint = variant_fingerprint(status, variant, fingerprints)
-            run = runs.get(name)
+            run = runs.get(variant.name)
             again = options.force or status.ref.global_id in options.recheck_power
             if run is not None and run.fingerprint == fingerprint and not again:
                 continue
@@ -150,7 +150,7 @@ def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
                 job = jobs[outcome.key]
                 run = _variant_run(job, outcome, wiki)
                 stored = store.read(job.status.ref.global_id)
-                listed = set(job.status.ref.claim.catches)
+                listed = _listed_names(job.status, catalogue)
                 kept = {name: r for name, r in stored.items() if name in listed}
                 store.write(job.status.ref.global_id, {**kept, job.variant.name: run})
                 report.ran += 1
@@ -163,6 +163,17 @@ def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
             if close is not None:
                 close()
     return report
+
+
+def _listed_names(status: StoredStatus, catalogue: Catalogue) -> set[str]:
+    """The card names of the variants a claim lists (a card may write full references)."""
+    names = set()
+    for text in status.ref.claim.catches:
+        try:
+            names.add(catalogue.resolve(text).name)
+        except ClaimcheckError:
+            continue
+    return names
 
 
 def _variant_run(job: PowerJob, outcome: Outcome, wiki: Wiki) -> VariantRun:

@@ -48,15 +48,19 @@ class WrongVariant:
     reference: str
     file: Path
     line: int
+    description: str = ""
+    """The first line of its docstring: the bug it stands for."""
 
 
 @dataclass(frozen=True)
 class CatalogueProblem:
-    """Something wrong with the catalogue itself (a name defined twice), at a file and line."""
+    """Something wrong with the catalogue itself (a name defined twice), at a file and line;
+    ``error`` is false for what only makes the catalogue harder to read."""
 
     file: Path
     line: int
     message: str
+    error: bool = True
 
 
 @dataclass
@@ -119,26 +123,38 @@ def load_catalogue(config: ProjectConfig, index: SourceIndex | None = None) -> C
                 continue
             marked = sorted(name for name, roles in (facts.markers or {}).items()
                             if Role.WRONG_VARIANT.value in roles and not name.startswith("_"))
+            if not marked:
+                continue
+            descriptions, problems = _inspect(path, set(marked))
+            catalogue.problems.extend(problems)
             for function in marked:
                 line = facts.defs.get(function, ("", 1))[1]
                 _add(catalogue, WrongVariant(card_name(function), f"{dotted}:{function}",
-                                             path, line))
-            if marked:
-                catalogue.problems.extend(_shape_problems(path, set(marked)))
+                                             path, line, descriptions.get(function, "")))
     return catalogue
 
 
-def _shape_problems(path: Path, marked: set[str]) -> list[CatalogueProblem]:
-    """A marked variant that is not a plain ``def`` of no arguments: it could not be called as
-    the power run calls it (an ``async def`` would only make a coroutine and patch nothing)."""
+def _inspect(path: Path, marked: set[str]) -> tuple[dict[str, str], list[CatalogueProblem]]:
+    """The first docstring line of each marked variant, and its problems: a variant that is not
+    a plain ``def`` of no arguments could not be called as the power run calls it (an ``async
+    def`` would only make a coroutine and patch nothing); one without a docstring does not say
+    which bug it stands for (a warning)."""
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (OSError, SyntaxError, ValueError):
-        return []
+        return {}, []
+    descriptions: dict[str, str] = {}
     problems = []
     for node in tree.body:
         if getattr(node, "name", None) not in marked:
             continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            docstring = (ast.get_docstring(node) or "").strip()
+            descriptions[node.name] = docstring.splitlines()[0] if docstring else ""
+            if not docstring:
+                problems.append(CatalogueProblem(
+                    path, node.lineno, f"wrong variant {card_name(node.name)!r} has no "
+                    "docstring: its first line says which bug the variant stands for", False))
         if isinstance(node, ast.ClassDef):
             why = "is a class"
         elif isinstance(node, ast.AsyncFunctionDef):
@@ -150,7 +166,7 @@ def _shape_problems(path: Path, marked: set[str]) -> list[CatalogueProblem]:
         problems.append(CatalogueProblem(
             path, node.lineno, f"wrong variant {card_name(node.name)!r} {why}; a wrong variant "
             "is a plain function of no arguments that breaks the model when called"))
-    return problems
+    return descriptions, problems
 
 
 def _takes_arguments(arguments: ast.arguments) -> bool:

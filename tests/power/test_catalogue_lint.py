@@ -98,7 +98,7 @@ def test_a_name_defined_twice_is_an_error(tmp_path: Path) -> None:
     root = write_power_project(tmp_path, {ARXIV: [power_claim("a", [])]})
     (root / "tinymodels/variants/again.py").write_text(
         "from claimcheck import wrong_variant\n\n\n@wrong_variant\ndef wrong_factor():\n"
-        "    pass\n", encoding="utf-8")
+        '    """Again."""\n', encoding="utf-8")
     findings = lint_wiki(load_wiki(load_config(root)))
     twice = [f for f in findings if f.rule == "variant-catalogue"]
     assert len(twice) == 1 and twice[0].level is Level.ERROR
@@ -135,10 +135,10 @@ def test_schema_has_the_two_fields() -> None:
 
 
 @pytest.mark.parametrize(("source", "why"), [
-    ("def takes(x):\n    pass\n", "takes arguments"),
-    ("def takes(*, x=1):\n    pass\n", "takes arguments"),
-    ("async def takes():\n    pass\n", "is an async def"),
-    ("class takes:\n    pass\n", "is a class"),
+    ('def takes(x):\n    """Bug."""\n', "takes arguments"),
+    ('def takes(*, x=1):\n    """Bug."""\n', "takes arguments"),
+    ('async def takes():\n    """Bug."""\n', "is an async def"),
+    ('class takes:\n    """Bug."""\n', "is a class"),
 ])
 def test_a_variant_that_cannot_be_called_bare_is_an_error(tmp_path: Path, source: str,
                                                           why: str) -> None:
@@ -146,7 +146,21 @@ def test_a_variant_that_cannot_be_called_bare_is_an_error(tmp_path: Path, source
     (root / "tinymodels/variants/odd.py").write_text(
         f"from claimcheck import wrong_variant\n\n\n@wrong_variant\n{source}", encoding="utf-8")
     problems = [f for f in lint_wiki(load_wiki(load_config(root)))
-                if f.rule == "variant-catalogue"]
+                if f.rule == "variant-catalogue" and f.level is Level.ERROR]
     assert [(p.path, p.line, p.level) for p in problems] == [
         ("tinymodels/variants/odd.py", 5, Level.ERROR)]
     assert f"wrong variant 'takes' {why}" in problems[0].message
+
+
+def test_a_variant_without_a_docstring_is_a_warning(tmp_path: Path) -> None:
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", [])]})
+    (root / "tinymodels/variants/bare.py").write_text(
+        "from claimcheck import wrong_variant\n\n\n@wrong_variant\ndef bare():\n    pass\n",
+        encoding="utf-8")
+    problems = [f for f in lint_wiki(load_wiki(load_config(root)))
+                if f.rule == "variant-catalogue"]
+    assert [(p.path, p.line, p.level) for p in problems] == [
+        ("tinymodels/variants/bare.py", 5, Level.WARNING)]
+    assert "'bare' has no docstring" in problems[0].message
+    described = load_catalogue(load_config(root)).variants["wrong-factor"]
+    assert described.description == "The factor is 3 instead of 2."

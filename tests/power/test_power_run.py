@@ -183,3 +183,13 @@ def test_training_variants_run_at_the_result_budget_never_above_the_run(tmp_path
     assert variant["state"] == "not run" and "--budget short" in variant["note"]
     assert _power(root, budget="short") == 1
     assert power.read(f"{ARXIV}/t")["wrong-factor"].budget == "short"
+
+
+def test_a_variant_listed_by_its_full_reference(tmp_path: Path) -> None:
+    listed = ["tinymodels.variants.scale:wrong_factor", "unused-offset"]
+    root = write_power_project(tmp_path, {ARXIV: [power_claim("a", listed)]})
+    _, rows = _verify(root, "--power")
+    power = rows["a"]["power"]
+    assert power["summary"] == "catches 1 of 2: misses unused-offset"
+    assert power["variants"][0]["description"] == "The factor is 3 instead of 2."
+    assert _power(root) == 0  # stored under its card name, found again: fresh
