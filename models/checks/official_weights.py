@@ -1,8 +1,12 @@
 """Exact-model checks with the official Efficient-CapsNet weights (arxiv:2101.12491 code).
 
-* :func:`weights_port` loads a released ``.h5`` file into the port
-  (:mod:`models.official_weights`) and measures how many tensors are missing, unexpected or of
-  the wrong shape: a port that is the official model measures 0.
+* :func:`weights_outputs` loads a released ``.h5`` file into the port
+  (:mod:`models.official_weights`; a tensor missing, unexpected or of the wrong shape is an
+  error), runs the loaded port and an independent NumPy forward pass of the
+  official graph over the raw HDF5 tensors (:mod:`models.official_forward`) on the same random
+  images, and measures the largest difference between their class capsules: a port whose
+  names and shapes all fit but whose kernels are transposed, or whose norms are swapped,
+  fails it.
 * :func:`weights_accuracy` then classifies MNIST digits with the loaded network. The digits we
   have (``mnist-5k``, all 5,000) come from the MNIST *training* split, which the official network
   was trained on, so the figure is a **port-fidelity** check, not the paper's test error: a
@@ -50,14 +54,53 @@ class WeightsArgs(CheckArgs):
     data_folder: str | None = None
 
 
-@claim_check(args=WeightsArgs)
-def weights_port(ctx: CheckContext) -> Evidence:
-    """Measured: the number of tensors that did not map (0 for a faithful port)."""
-    args = WeightsArgs.of(ctx)
-    preset = args.preset
-    _, report, name = loaded_model(preset, args.data_folder)
-    return Evidence(measured=report.problems, details=f"{name} into efficient_capsnet/{preset}: "
-                    f"{report.text()}", fidelity=Fidelity.EXACT,
+@dataclass(frozen=True)
+class OutputsArgs(WeightsArgs):
+    """As :class:`WeightsArgs`, and ``images``: how many random images to compare on."""
+
+    images: int = 4
+
+
+def measure_port_outputs(model: Any, path: Any, preset: str, seed: int,
+                         count: int = 4) -> tuple[float, str]:
+    """(max |class capsules of the port − of the NumPy forward|, details) on ``count`` random
+    images in [0, 1], both in float64 from the same stored tensors."""
+    import torch
+
+    from models.official_forward import STRIDES, class_capsules, read_encoder
+
+    config = model.config
+    generator = np.random.default_rng(seed)
+    images = generator.random((count, config.image_size, config.image_size, config.in_channels))
+    expected = class_capsules(read_encoder(path), images, STRIDES[preset])
+    with torch.no_grad():
+        poses = model.double().eval()(torch.from_numpy(images.transpose(0, 3, 1, 2))).poses
+    got = poses.numpy()
+    if got.shape != expected.shape:
+        raise ValueError(f"class capsules of shape {got.shape}, the file gives {expected.shape}")
+    gap = float(np.abs(got - expected).max())
+    agree = int((np.linalg.norm(got, axis=-1).argmax(1)
+                 == np.linalg.norm(expected, axis=-1).argmax(1)).sum())
+    return gap, (f"{count} random {config.image_size}×{config.image_size}×{config.in_channels} "
+                 f"images (seed {seed}), float64: max |port − NumPy forward| over the class "
+                 f"capsules {gap:.3g} (largest entry {float(np.abs(expected).max()):.3g}); "
+                 f"same predicted class for {agree}/{count}")
+
+
+@claim_check(args=OutputsArgs)
+def weights_outputs(ctx: CheckContext) -> Evidence:
+    """Measured: the largest difference between the ported network's class capsules and an
+    independent NumPy forward pass of the official graph on the raw file (0 up to rounding)."""
+    from models.data.official_weights import find_weights
+
+    args = OutputsArgs.of(ctx)
+    model, report, name = loaded_model(args.preset, args.data_folder)
+    if not report.ok:
+        raise ValueError(f"the official weights do not fit the port: {report.text()}")
+    gap, details = measure_port_outputs(model, find_weights(args.preset, args.data_folder),
+                                        args.preset, ctx.seed, args.images)
+    return Evidence(measured=gap, details=f"{name} in efficient_capsnet/{args.preset}: {details}",
+                    fidelity=Fidelity.EXACT,
                     data={"name": name, "split": "released weights", "size": len(report.loaded),
                           "origin": "EscVM/Efficient-CapsNet bin/ (Apache-2.0), pinned commit"})
 

@@ -10,9 +10,12 @@ the parents of one image must not depend on the other images of the batch.
 * arxiv:2101.12491 eq. 3-6: the attention scores sum over children, the softmax runs over parents.
 * arxiv:2002.04764 eq. 2-3, Procedure 1: the same for votes and parent poses, over passes.
 
-Each family is measured through the model's own routing entry point on predictions laid out
-(B, parent j, child i, e): ``DynamicRouting.route_predictions``,
-``SelfAttentionRouting.route_predictions`` and ``inverted_dot_product_routing`` over passes.
+Each family is measured through the code path its network runs. Dynamic and self-attention
+routing take predictions laid out (B, parent j, child i, e) through
+``DynamicRouting.route_predictions`` and ``SelfAttentionRouting.route_predictions``. Inverted
+routing forms its votes inside the layer (``route_groups``, what ``InvertedCapsNet`` calls), so
+its input is the children's poses, repeated along the parent axis of the same (B, j, i, e)
+tensor, and the layer's weight W_ij is reordered with the children and parents.
 Ports break these symmetries by reshaping (B, j, i) memory as (B, i, j), by sharing routing
 logits across the batch, or by normalising over a flattened axis.
 """
@@ -74,25 +77,36 @@ def _self_attention(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None],
 
 
 def _inverted(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route], str]:
-    from models.inverted_routing import InvertedDotProductRouting, inverted_dot_product_routing
+    from models.inverted_routing import InvertedDotProductRouting
 
     torch.manual_seed(seed)
     layer = InvertedDotProductRouting(CHILDREN, DIM, PARENTS, DIM).double().eval()
+    weight = layer.weight.detach().clone()  # (j, i, s, s)
 
-    def make(_children: Tensor | None, _parents: Tensor | None) -> Route:
-        def route(votes: Tensor) -> Tensor:
-            poses, _ = inverted_dot_product_routing(votes, None, layer.norm, layer.scale)
+    def make(children: Tensor | None, parents: Tensor | None) -> Route:
+        reordered = weight
+        if children is not None:
+            reordered = reordered[:, children]
+        if parents is not None:
+            reordered = reordered[parents]
+
+        def route(repeated: Tensor) -> Tensor:
+            poses_in = repeated[:, 0]  # (B, i, d): the children, the same for every parent
+            with torch.no_grad():
+                layer.weight.copy_(reordered)
+            poses: Tensor = layer(poses_in)
             for _ in range(2):
-                poses, _ = inverted_dot_product_routing(votes, poses, layer.norm, layer.scale)
+                poses = layer(poses_in, poses)
             return poses
 
         return route
 
-    return make, "inverted_dot_product_routing, 3 passes"
+    return make, "InvertedDotProductRouting.route (route_groups, as the network), 3 passes"
 
 
 FAMILIES: dict[str, Callable[[int], tuple[Callable[[Tensor | None, Tensor | None], Route], str]]]
 FAMILIES = {"dynamic": _dynamic, "self_attention": _self_attention, "inverted": _inverted}
+CHILD_POSES = {"inverted"}  # families whose input is the children's poses, not predictions
 
 
 def measure_symmetries(make: Callable[[Tensor | None, Tensor | None], Route], u_hat: Tensor,
@@ -131,6 +145,8 @@ def routing_symmetries(ctx: CheckContext) -> Evidence:
     make, subject = FAMILIES[family](ctx.seed)
     u_hat: Any = torch.randn(BATCH, PARENTS, CHILDREN, DIM, generator=generator(ctx.seed),
                              dtype=DTYPE) * 0.5
+    if family in CHILD_POSES:
+        u_hat = u_hat[:, :1].expand_as(u_hat).contiguous()
     with torch.no_grad():
         findings = measure_symmetries(make, u_hat, ctx.seed)
     return property_evidence(

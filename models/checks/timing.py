@@ -6,9 +6,13 @@ returned callables interleaved and reports the median ratio a/b. Everything a ca
 under ``torch.no_grad()`` (forward cost only). Defaults are the MNIST sizes of the papers.
 
 * ``dynamic_routing_step``: arxiv:1710.09829 Procedure 1 (alg. 1) on fixed predictions û.
+* ``dynamic_routing_repeated``: ``times`` separate one-iteration routings of the same û: the
+  softmaxes, weighted sums and squashes of ``times`` iterations without their agreement steps.
 * ``dynamic_routing_layer``: the whole DigitCaps layer (û = W u, then routing).
 * ``self_attention_layer``: the whole FCCaps layer of arxiv:2101.12491 (û = u W, one pass).
-* ``inverted_routing_step``: passes of arxiv:2002.04764 Procedure 1 on fixed votes.
+* ``inverted_layer_passes``: passes of arxiv:2002.04764 Procedure 1 through a capsule layer's
+  own ``route_groups``, as ``InvertedCapsNet`` runs them (votes formed inside each routed pass),
+  or as many uniform passes (``routed=False``).
 """
 
 from __future__ import annotations
@@ -45,6 +49,29 @@ def dynamic_routing_step(
     def run() -> object:
         with torch.no_grad():
             return dynamic_routing(u_hat, iterations)
+
+    return run
+
+
+@timing_factory
+def dynamic_routing_repeated(
+    times: int,
+    n_in: int = 1152,
+    n_out: int = 10,
+    d_out: int = 16,
+    batch: int = 16,
+    seed: int = 0,
+    device: str = "cpu",
+) -> Timed:
+    """``times`` one-iteration routings of the predictions ``dynamic_routing_step`` uses: the
+    work of ``times`` iterations (softmax, weighted sum, squash) without an agreement step."""
+    from models.dynamic_routing import dynamic_routing
+
+    u_hat = _inputs((batch, n_out, n_in, d_out), seed, device) * 0.05
+
+    def run() -> object:
+        with torch.no_grad():
+            return [dynamic_routing(u_hat, 1) for _ in range(times)]
 
     return run
 
@@ -99,8 +126,9 @@ def self_attention_layer(
 
 
 @timing_factory
-def inverted_routing_step(
+def inverted_layer_passes(
     passes: int,
+    routed: bool = True,
     n_in: int = 800,
     n_out: int = 10,
     pose: int = 16,
@@ -108,25 +136,27 @@ def inverted_routing_step(
     seed: int = 0,
     device: str = "cpu",
 ) -> Timed:
-    """``passes`` passes of inverted dot-product routing on fixed votes, the first uniform.
+    """``passes`` passes of an ``InvertedDotProductRouting`` layer (4×4 matrix poses) on fixed
+    children, the way the network calls it: ``layer(children)``, then ``layer(children, poses)``.
 
-    The votes come once from an ``InvertedDotProductRouting`` layer (4×4 matrix poses); the
-    timed part is the routing: agreement, softmax over parents, weighted sum and LayerNorm.
+    The first pass is uniform and needs only the sum of the votes; each later one forms every
+    vote, its agreement with the previous poses, the softmax over parents and the weighted sum.
+    ``routed=False`` makes every pass a uniform one, ``layer(children)``: the same number of
+    passes without an agreement step.
     """
-    from models.inverted_routing import InvertedDotProductRouting, inverted_dot_product_routing
+    from models.inverted_routing import InvertedDotProductRouting
 
     if passes < 1:
         raise ValueError(f"passes must be >= 1, got {passes}")
     torch.manual_seed(seed)
     layer = InvertedDotProductRouting(n_in, pose, n_out, pose).to(device).eval()
-    with torch.no_grad():
-        votes = layer.votes(_inputs((batch, n_in, pose), seed, device))
+    children = _inputs((batch, n_in, pose), seed, device)
 
     def run() -> object:
         with torch.no_grad():
-            poses, _ = inverted_dot_product_routing(votes, None, layer.norm, layer.scale)
+            poses = layer(children)
             for _ in range(passes - 1):
-                poses, _ = inverted_dot_product_routing(votes, poses, layer.norm, layer.scale)
+                poses = layer(children, poses) if routed else layer(children)
             return poses
 
     return run

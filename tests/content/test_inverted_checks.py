@@ -91,7 +91,7 @@ def test_a_first_pass_from_non_zero_poses_is_not_uniform() -> None:
         return right(children, parents)
 
     with torch.no_grad():
-        assert not all_hold(inv.measure_uniform_first_pass(warm_start, children))
+        assert not all_hold(inv.measure_uniform_first_pass(warm_start, layer, children))
 
 
 def test_missing_layer_norm_fails() -> None:

@@ -13,15 +13,17 @@ def test_factories_return_callables_with_the_expected_outputs() -> None:
     layer_out = timing.dynamic_routing_layer(n_in=32, iterations=1, batch=2)()
     assert tuple(layer_out.shape) == (2, 10, 16)
     assert tuple(timing.self_attention_layer(n_in=16, batch=2)().shape) == (2, 10, 16)
-    assert tuple(timing.inverted_routing_step(passes=2, n_in=20, batch=2)().shape) == (2, 10, 16)
+    repeated = timing.dynamic_routing_repeated(times=3, n_in=32, batch=2)()
+    assert len(repeated) == 3 and tuple(repeated[0][0].shape) == (2, 10, 16)
+    assert tuple(timing.inverted_layer_passes(passes=2, n_in=20, batch=2)().shape) == (2, 10, 16)
 
 
 def test_more_passes_change_the_inverted_routing_output() -> None:
-    one = timing.inverted_routing_step(passes=1, n_in=20, batch=2)()
-    three = timing.inverted_routing_step(passes=3, n_in=20, batch=2)()
+    one = timing.inverted_layer_passes(passes=1, n_in=20, batch=2)()
+    three = timing.inverted_layer_passes(passes=3, n_in=20, batch=2)()
     assert float((one - three).abs().max()) > 1e-6
 
 
 def test_zero_passes_are_rejected() -> None:
     with pytest.raises(ValueError):
-        timing.inverted_routing_step(passes=0)
+        timing.inverted_layer_passes(passes=0)

@@ -1,0 +1,212 @@
+"""Wrong variants of inverted dot-product attention routing (arxiv:2002.04764).
+
+Procedure 1: votes v_ij = P_i W_ij (eq. 1); parent poses start at 0, so the first pass is
+uniform; later passes: a_ij = p_jᵀ v_ij (eq. 2, times 1/√d in the code), r_ij = softmax over the
+parents j (eq. 3), p_j = LayerNorm(Σ_i r_ij v_ij). The network routes all layers concurrently
+(fig. 3). The layers route through ``InvertedCapsuleLayer.route_groups`` and
+``_weighted_vote_sum`` in ``models.inverted_layers``; the unused-by-the-network
+``inverted_dot_product_routing`` there reads the same module globals, so each variant below
+breaks both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from claimcheck import wrong_variant
+from models.variants.patching import (
+    Replaced,
+    module,
+    other_axis_softmax,
+    replace,
+    uniform_softmax,
+)
+
+LAYERS = "models.inverted_layers"
+NETWORK = "models.inverted_routing"
+
+
+@wrong_variant
+def inverted_uniform_coupling() -> None:
+    """Routing replaced by uniform averaging: every pass routes each child 1/n to each parent."""
+    replace(module(LAYERS), "torch", Replaced(torch, softmax=uniform_softmax))
+
+
+@wrong_variant
+def inverted_softmax_over_children() -> None:
+    """The routing softmax runs over the children of each parent instead of its parents."""
+    replace(module(LAYERS), "torch", Replaced(torch, softmax=other_axis_softmax))
+
+
+def _without_forward(norm: torch.nn.Module) -> None:
+    norm.forward = lambda x: x  # type: ignore[method-assign]
+
+
+@wrong_variant
+def inverted_no_layernorm() -> None:
+    """The LayerNorm after the weighted sum is left out (the parameters stay, unused)."""
+    layer = module(LAYERS).InvertedCapsuleLayer
+    original = layer.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        _without_forward(self.norm)
+
+    replace(layer, "__init__", init)
+
+
+@wrong_variant
+def inverted_no_primary_layernorm() -> None:
+    """The primary capsules' LayerNorm is left out (the parameters stay, unused)."""
+    network = module(NETWORK).InvertedCapsNet
+    original = network.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        _without_forward(self.primary_norm)
+
+    replace(network, "__init__", init)
+
+
+@wrong_variant
+def inverted_squashed_poses() -> None:
+    """A squash (1710.09829 eq. 1) applied to the parent poses, which Procedure 1 does not have."""
+    from models.capsules import RoutingResult, squash_sabour
+
+    layer = module(LAYERS).InvertedCapsuleLayer
+    original = layer.route_groups
+
+    def squashed(self: Any, rows: Tensor, weight: Tensor, parents: Tensor | None) -> Any:
+        poses, coupling = original(self, rows, weight, parents)
+        return RoutingResult(squash_sabour(poses), coupling)
+
+    replace(layer, "route_groups", squashed)
+
+
+@wrong_variant
+def inverted_stop_gradient() -> None:
+    """A stop-gradient in routing: the agreement is taken with detached parent poses."""
+    layers = module(LAYERS)
+    original = layers._weighted_vote_sum
+
+    def detached(votes: Tensor, parent_poses: Tensor, scale: float) -> Any:
+        return original(votes, parent_poses.detach(), scale)
+
+    replace(layers, "_weighted_vote_sum", detached)
+
+
+@wrong_variant
+def inverted_nonzero_initial_poses() -> None:
+    """Wrong initial values: the first pass starts from parent poses of ones, not zeros."""
+    layer = module(LAYERS).InvertedCapsuleLayer
+    original = layer.route_groups
+
+    def from_ones(self: Any, rows: Tensor, weight: Tensor, parents: Tensor | None) -> Any:
+        if parents is None:
+            parents = rows.new_ones(rows.shape[2], self.n_out, self.d_out)
+        return original(self, rows, weight, parents)
+
+    replace(layer, "route_groups", from_ones)
+
+
+@wrong_variant
+def inverted_unscaled_agreement() -> None:
+    """The agreement is not divided by √d, as the official code does."""
+    layer = module(LAYERS).InvertedCapsuleLayer
+    original = layer.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.scale = 1.0
+
+    replace(layer, "__init__", init)
+
+
+@wrong_variant
+def sequential_routing() -> None:
+    """Layers routed one after the other (each finishing its passes) instead of concurrently."""
+    network = module(NETWORK).InvertedCapsNet
+    original = network.route
+
+    def sequential(self: Any, primary: Tensor) -> list[Tensor]:
+        self.config = dataclasses.replace(self.config, routing="sequential")
+        poses: list[Tensor] = original(self, primary)
+        return poses
+
+    replace(network, "route", sequential)
+
+
+@wrong_variant
+def stale_parent_poses() -> None:
+    """Agreement computed from the wrong poses: every later pass agrees with the first pass's
+    parent poses instead of the previous pass's."""
+    network = module(NETWORK).InvertedCapsNet
+
+    def stale(self: Any, primary: Tensor) -> list[Tensor]:
+        first = [primary]
+        for layer in self.capsule_layers:
+            first.append(layer(first[-1]))
+        poses = first
+        for _ in range(self.config.iterations - 1):
+            poses = [primary] + [layer(poses[k], first[k + 1])
+                                 for k, layer in enumerate(self.capsule_layers)]
+        return poses
+
+    replace(network, "route", stale)
+
+
+@wrong_variant
+def transposed_pose_votes() -> None:
+    """Votes from the transposed pose matrix, P_iᵀ W_ij instead of P_i W_ij (eq. 1)."""
+    module("models.inverted_conv")
+    for cls in module(LAYERS).InvertedCapsuleLayer.__subclasses__():
+        original = cls.child_rows
+
+        def transposed(self: Any, children: Tensor, _original: Any = original) -> Tensor:
+            rows: Tensor = _original(self, children)  # (i, a, groups, x)
+            return rows.transpose(1, 3).contiguous() if self.matrix_pose else rows
+
+        replace(cls, "child_rows", transposed)
+
+
+@wrong_variant
+def scrambled_conv_windows() -> None:
+    """The official first commit's window expansion, which mixes pose entries and positions."""
+    conv = module("models.inverted_conv")
+    original = conv.expand_windows
+
+    def scrambled(poses: Tensor, kernel: int, stride: int, mode: str) -> Tensor:
+        return original(poses, kernel, stride, "apple_53899ae")
+
+    replace(conv, "expand_windows", scrambled)
+
+
+@wrong_variant
+def inverted_primary_channel_order() -> None:
+    """Primary capsules grouped across the capsule types: pose entry e of type t is channel
+    e·types + t, not t·d + e (a channels-order bug)."""
+    network = module(NETWORK).InvertedCapsNet
+
+    def primary(self: Any, x: Tensor) -> Tensor:
+        h = self.primary_caps(self.backbone(x))
+        batch, _, rows, cols = h.shape
+        u = h.view(batch, self.config.pose_dim, self.config.primary_types, rows, cols)
+        return self.primary_norm(u.permute(0, 2, 3, 4, 1))
+
+    replace(network, "primary", primary)
+
+
+@wrong_variant
+def inverted_no_agreement_step() -> None:
+    """No agreement step: every pass routes uniformly from the votes, whatever the poses."""
+    layer = module(LAYERS).InvertedCapsuleLayer
+    original = layer.route_groups
+
+    def uniform(self: Any, rows: Tensor, weight: Tensor, parents: Tensor | None) -> Any:
+        return original(self, rows, weight, None)
+
+    replace(layer, "route_groups", uniform)

@@ -1,0 +1,79 @@
+"""Wrong variants of the training losses: margin loss (1710.09829 eq. 4, 2101.12491 eq. 7) and
+the reconstruction term (1710.09829 §4.1). ``models.train_loop`` imported ``margin_loss`` by
+name, so each variant rebinds it there as well as in ``models.capsules``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from torch import Tensor
+
+from claimcheck import wrong_variant
+from models.variants.patching import module, replace
+
+LOSS_USERS = ("models.capsules", "models.train_loop")
+
+
+def _margin_with(**fixed: Any) -> Any:
+    """``margin_loss`` with some arguments forced, whatever the caller passes."""
+    from models.capsules import margin_loss
+
+    def wrong(lengths: Tensor, targets: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        names = ("m_plus", "m_minus", "lam", "reduction")
+        kwargs.update(zip(names, args, strict=False))
+        if kwargs.get("reduction", "paper") == "paper" and "reduction" in fixed:
+            kwargs["reduction"] = fixed["reduction"]
+        kwargs.update({k: v for k, v in fixed.items() if k != "reduction"})
+        return margin_loss(lengths, targets, **kwargs)
+
+    return wrong
+
+
+def _everywhere(replacement: Any) -> None:
+    for user in LOSS_USERS:
+        replace(module(user), "margin_loss", replacement)
+
+
+@wrong_variant
+def margin_loss_mean_over_classes() -> None:
+    """The margin loss averaged over the classes (½·mean, the TF code) instead of summed."""
+    _everywhere(_margin_with(reduction="tf_official"))
+
+
+@wrong_variant
+def margin_loss_swapped_margins() -> None:
+    """m⁺ and m⁻ swapped (0.1 for the present class, 0.9 for the absent ones)."""
+    _everywhere(_margin_with(m_plus=0.1, m_minus=0.9))
+
+
+@wrong_variant
+def margin_loss_unit_lambda() -> None:
+    """The absent classes' term not down-weighted (λ = 1 instead of 0.5)."""
+    _everywhere(_margin_with(lam=1.0))
+
+
+@wrong_variant
+def reconstruction_reduction_swapped() -> None:
+    """The reconstruction error taken per pixel where the schedule sums it, and summed where it
+    takes the mean (784× off on MNIST either way)."""
+    schedules = module("models.train_schedules")
+    original = schedules.resolve_schedule
+
+    def swapped(*args: Any, **kwargs: Any) -> Any:
+        schedule = original(*args, **kwargs)
+        flipped = "mse" if schedule.recon_reduction == "sse" else "sse"
+        return dataclasses.replace(schedule, recon_reduction=flipped)
+
+    replace(schedules, "resolve_schedule", swapped)
+
+
+@wrong_variant
+def reconstruction_unmasked() -> None:
+    """In training the decoder sees every class capsule, not only the true class's."""
+    import torch
+
+    def all_capsules(labels: Tensor, num_classes: int, dtype: Any = torch.float32) -> Tensor:
+        return torch.ones(labels.shape[0], num_classes, dtype=dtype, device=labels.device)
+
+    replace(module("models.train_loop"), "label_mask", all_capsules)
