@@ -78,7 +78,26 @@ def measure_grouping(capsules_of: Callable[[Tensor], Tensor], channels: int, dim
     disjoint = all(a.isdisjoint(b) for i, a in enumerate(lit_sets) for b in lit_sets[i + 1:])
     findings.append(Finding("probes at different positions change different capsules",
                             disjoint, f"disjoint: {disjoint}"))
+    findings.append(measure_channel_order(capsules_of, channels, dim, grid))
     return findings
+
+
+def measure_channel_order(capsules_of: Callable[[Tensor], Tensor], channels: int, dim: int,
+                          grid: tuple[int, int]) -> Finding:
+    """Channel c at one position belongs to capsule type c // dim there (channels t·dim … t·dim +
+    dim − 1 form type t), capsules ordered (type, row, column)."""
+    row, col = min(1, grid[0] - 1), min(2, grid[1] - 1)
+    wrong: list[str] = []
+    for channel in sorted({0, dim - 1, dim, channels - 1}):
+        h = torch.zeros(1, channels, *grid, dtype=DTYPE)
+        h[0, channel, row, col] = 1.0
+        lit = torch.nonzero((capsules_of(h).reshape(-1, dim).abs() > 1e-12).any(dim=1))
+        expected = (channel // dim) * grid[0] * grid[1] + row * grid[1] + col
+        if lit.flatten().tolist() != [expected]:
+            wrong.append(f"channel {channel} -> capsules {lit.flatten().tolist()[:4]}, "
+                         f"expected [{expected}]")
+    return Finding(f"channel c is in capsule type c // {dim}", not wrong,
+                   "; ".join(wrong) or "channels 0, d-1, d and the last in their types")
 
 
 @claim_check(args=CapsnetPresetArgs)

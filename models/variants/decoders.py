@@ -8,20 +8,16 @@ from typing import Any
 from torch import nn
 
 from claimcheck import wrong_variant
-from models.variants.patching import module, replace
+from models.variants.patching import after_init, module, replace
 
 
 @wrong_variant
 def decoder_without_sigmoid() -> None:
     """The MLP decoder's last layer left linear (no sigmoid on the pixels)."""
-    decoder = module("models.capsules").MLPDecoder
-    original = decoder.__init__
+    def linear_output(decoder: Any) -> None:
+        decoder.net[-1] = nn.Identity()
 
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        self.net[-1] = nn.Identity()
-
-    replace(decoder, "__init__", init)
+    after_init(module("models.capsules").MLPDecoder, linear_output)
 
 
 @wrong_variant

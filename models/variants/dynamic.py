@@ -15,6 +15,7 @@ from torch import Tensor
 from claimcheck import wrong_variant
 from models.variants.patching import (
     Replaced,
+    batch_shared_softmax,
     detached_softmax,
     identity,
     module,
@@ -76,9 +77,9 @@ def dynamic_extra_iteration() -> None:
     replace(routing, "route_by_agreement", one_more)
 
 
-def _wrong_agreement(agree_with_total: bool, accumulate: bool) -> Any:
+def _wrong_agreement(agree_with_total: bool = False, accumulate: bool = True) -> Any:
     """Procedure 1 with the agreement taken from s instead of v, or with the logits replaced by
-    the latest agreement instead of accumulated: both are port bugs, written out here."""
+    the latest agreement instead of accumulated: two port bugs, written out here."""
     from models.capsules import RoutingResult, squash_sabour
 
     def route(entries: Tensor, batch: int, iterations: int, bias: Tensor | None = None,
@@ -100,13 +101,20 @@ def _wrong_agreement(agree_with_total: bool, accumulate: bool) -> Any:
 @wrong_variant
 def dynamic_agreement_unsquashed() -> None:
     """Agreement computed from the wrong poses: û·s_j with the unsquashed total input s_j."""
-    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(True, True))
+    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(agree_with_total=True))
 
 
 @wrong_variant
 def dynamic_logits_not_accumulated() -> None:
     """Each iteration's logits are the latest agreement alone (b_ij ← û·v, not b_ij + û·v)."""
-    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(False, False))
+    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(accumulate=False))
+
+
+@wrong_variant
+def dynamic_logits_shared_across_batch() -> None:
+    """One set of routing logits for the whole batch: the logits are averaged over the images,
+    so an image's parents depend on the other images of its batch."""
+    replace(module(ROUTING), "torch", Replaced(torch, softmax=batch_shared_softmax))
 
 
 @wrong_variant

@@ -20,6 +20,8 @@ from torch import Tensor
 from claimcheck import wrong_variant
 from models.variants.patching import (
     Replaced,
+    after_init,
+    batch_shared_softmax,
     module,
     other_axis_softmax,
     replace,
@@ -42,6 +44,12 @@ def inverted_softmax_over_children() -> None:
     replace(module(LAYERS), "torch", Replaced(torch, softmax=other_axis_softmax))
 
 
+def _layer_classes() -> list[Any]:
+    """The FC and the convolutional capsule layer classes."""
+    return [module(NETWORK).InvertedDotProductRouting,
+            module(NETWORK).ConvInvertedDotProductRouting]
+
+
 def _without_forward(norm: torch.nn.Module) -> None:
     norm.forward = lambda x: x  # type: ignore[method-assign]
 
@@ -49,27 +57,14 @@ def _without_forward(norm: torch.nn.Module) -> None:
 @wrong_variant
 def inverted_no_layernorm() -> None:
     """The LayerNorm after the weighted sum is left out (the parameters stay, unused)."""
-    layer = module(LAYERS).InvertedCapsuleLayer
-    original = layer.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        _without_forward(self.norm)
-
-    replace(layer, "__init__", init)
+    after_init(module(LAYERS).InvertedCapsuleLayer, lambda layer: _without_forward(layer.norm))
 
 
 @wrong_variant
 def inverted_no_primary_layernorm() -> None:
     """The primary capsules' LayerNorm is left out (the parameters stay, unused)."""
-    network = module(NETWORK).InvertedCapsNet
-    original = network.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        _without_forward(self.primary_norm)
-
-    replace(network, "__init__", init)
+    after_init(module(NETWORK).InvertedCapsNet,
+               lambda network: _without_forward(network.primary_norm))
 
 
 @wrong_variant
@@ -116,14 +111,10 @@ def inverted_nonzero_initial_poses() -> None:
 @wrong_variant
 def inverted_unscaled_agreement() -> None:
     """The agreement is not divided by √d, as the official code does."""
-    layer = module(LAYERS).InvertedCapsuleLayer
-    original = layer.__init__
+    def unscaled(layer: Any) -> None:
+        layer.scale = 1.0
 
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        self.scale = 1.0
-
-    replace(layer, "__init__", init)
+    after_init(module(LAYERS).InvertedCapsuleLayer, unscaled)
 
 
 @wrong_variant
@@ -162,8 +153,7 @@ def stale_parent_poses() -> None:
 @wrong_variant
 def transposed_pose_votes() -> None:
     """Votes from the transposed pose matrix, P_iᵀ W_ij instead of P_i W_ij (eq. 1)."""
-    module("models.inverted_conv")
-    for cls in module(LAYERS).InvertedCapsuleLayer.__subclasses__():
+    for cls in _layer_classes():
         original = cls.child_rows
 
         def transposed(self: Any, children: Tensor, _original: Any = original) -> Tensor:
@@ -210,3 +200,45 @@ def inverted_no_agreement_step() -> None:
         return original(self, rows, weight, None)
 
     replace(layer, "route_groups", uniform)
+
+
+@wrong_variant
+def inverted_vector_poses() -> None:
+    """Capsule layers built with 16-D vector poses and 16×16 transforms instead of 4×4 pose
+    matrices (the code's ``matrix_pose`` switched off): 16× the routing weights."""
+    network = module(NETWORK).InvertedCapsNet
+    original = network.__init__
+
+    def init(self: Any, config: Any) -> None:
+        original(self, dataclasses.replace(config, matrix_pose=False))
+
+    replace(network, "__init__", init)
+
+
+@wrong_variant
+def inverted_primary_caps_bias() -> None:
+    """The primary capsules' 1×1 convolution built with a bias (the official one has none)."""
+    def biased(network: Any) -> None:
+        conv = network.primary_caps
+        network.primary_caps = torch.nn.Conv2d(conv.in_channels, conv.out_channels, 1, bias=True)
+
+    after_init(module(NETWORK).InvertedCapsNet, biased)
+
+
+@wrong_variant
+def inverted_unit_init() -> None:
+    """Wrong initial values: every W_ij drawn from N(0, 1), without the code's
+    √(n_out/(f·n_in·k²)) scale."""
+    def unit(layer: Any) -> None:
+        with torch.no_grad():
+            layer.weight.normal_(0.0, 1.0)
+
+    for cls in _layer_classes():
+        after_init(cls, unit)
+
+
+@wrong_variant
+def inverted_logits_shared_across_batch() -> None:
+    """One set of routing logits for the whole batch: the logits are averaged over the images,
+    so an image's parents depend on the other images of its batch."""
+    replace(module(LAYERS), "torch", Replaced(torch, softmax=batch_shared_softmax))

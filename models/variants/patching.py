@@ -1,13 +1,16 @@
 """The one place a wrong variant changes the model: rebinding an attribute of a content module
-or class. Tests substitute :func:`replace` with pytest's ``monkeypatch.setattr`` so that every
-change is undone after the test; a power run's child process is discarded instead."""
+or class. :data:`APPLY` does the rebinding; tests set it to pytest's ``monkeypatch.setattr`` so
+that every change is undone after the test, while a power run's child process is discarded."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 import torch
+
+APPLY: Callable[[Any, str, Any], None] = setattr
 
 
 def replace(target: Any, name: str, value: Any) -> None:
@@ -17,7 +20,18 @@ def replace(target: Any, name: str, value: Any) -> None:
         raise ValueError(f"a wrong variant may change only content modules, not {owner!r}")
     if not hasattr(target, name):
         raise AttributeError(f"{owner} has no attribute {name!r} to replace")
-    setattr(target, name, value)
+    APPLY(target, name, value)
+
+
+def after_init(cls: Any, then: Callable[[Any], None]) -> None:
+    """Rebind ``cls.__init__`` so that ``then(instance)`` runs after the original one."""
+    original = cls.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        then(self)
+
+    replace(cls, "__init__", init)
 
 
 def module(name: str) -> Any:
@@ -56,6 +70,12 @@ def uniform_softmax(logits: torch.Tensor, dim: int) -> torch.Tensor:
 def detached_softmax(logits: torch.Tensor, dim: int) -> torch.Tensor:
     """The softmax of the logits with no gradient through them (a stop-gradient in routing)."""
     return torch.softmax(logits.detach(), dim=dim)
+
+
+def batch_shared_softmax(logits: torch.Tensor, dim: int) -> torch.Tensor:
+    """The softmax of the logits averaged over the batch (axis 0): one set of routing logits for
+    every image, so an image's parents depend on the rest of its batch."""
+    return torch.softmax(logits.mean(dim=0, keepdim=True).expand_as(logits), dim=dim)
 
 
 def identity(s: torch.Tensor, *_args: Any, **_kwargs: Any) -> torch.Tensor:

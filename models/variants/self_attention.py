@@ -16,6 +16,8 @@ from torch import Tensor
 from claimcheck import wrong_variant
 from models.variants.patching import (
     Replaced,
+    after_init,
+    batch_shared_softmax,
     detached_softmax,
     identity,
     module,
@@ -80,15 +82,22 @@ def priors_ignored() -> None:
 @wrong_variant
 def nonzero_initial_priors() -> None:
     """Wrong initial values: the log priors B start at random values instead of zero."""
-    layer = module(ROUTING).SelfAttentionRouting
-    original = layer.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
+    def random_priors(layer: Any) -> None:
         with torch.no_grad():
-            self.log_prior.normal_(0.0, 0.1)
+            layer.log_prior.normal_(0.0, 0.1)
 
-    replace(layer, "__init__", init)
+    after_init(module(ROUTING).SelfAttentionRouting, random_priors)
+
+
+@wrong_variant
+def priors_not_learned() -> None:
+    """The log priors B kept as a constant buffer, not a learned parameter (160 fewer)."""
+    def as_buffer(layer: Any) -> None:
+        prior = layer.log_prior.detach().clone()
+        del layer.log_prior
+        layer.register_buffer("log_prior", prior)
+
+    after_init(module(ROUTING).SelfAttentionRouting, as_buffer)
 
 
 @wrong_variant
@@ -106,7 +115,7 @@ def attention_input_divisor() -> None:
 
 
 class _SelfAgreement:
-    """Scores from the wrong poses: each prediction with itself, ‖û_{j|i}‖², not with Σ_k û_{j|k}."""
+    """Scores from the wrong poses: each prediction with itself, ‖û_{j|i}‖², not Σ_k û_{j|k}."""
 
     @staticmethod
     def apply(u_hat: Tensor, total: Tensor) -> Tensor:
@@ -145,3 +154,10 @@ def primary_caps_sabour_squash() -> None:
         return squash_sabour(u.reshape(batch, -1, self.dim))
 
     replace(module(ROUTING).DepthwisePrimaryCaps, "forward", forward)
+
+
+@wrong_variant
+def self_attention_logits_shared_across_batch() -> None:
+    """One set of routing logits for the whole batch: the logits are averaged over the images,
+    so an image's parents depend on the other images of its batch."""
+    replace(module(ROUTING), "torch", Replaced(torch, softmax=batch_shared_softmax))

@@ -78,3 +78,61 @@ def primary_caps_without_bias() -> None:
         self.conv = nn.Conv2d(in_channels, types * dim, kernel, stride, bias=False)
 
     replace(layer, "__init__", init)
+
+
+@wrong_variant
+def primary_caps_same_padding() -> None:
+    """CapsNet's PrimaryCaps convolution with SAME padding instead of VALID: a 10×10 grid of
+    3,200 primary capsules on MNIST instead of 6×6 and 1,152."""
+    routing = module("models.dynamic_routing")
+    layer = routing.PrimaryCaps
+    original = layer.__init__
+
+    def init(self: Any, in_channels: int, types: int, dim: int, kernel: int, stride: int,
+             eps: float = 1e-8) -> None:
+        original(self, in_channels, types, dim, kernel, stride, eps)
+        self.conv = nn.Conv2d(in_channels, types * dim, kernel, stride, padding=kernel // 2)
+
+    def grid(config: Any) -> int:
+        conv_out = config.image_size - config.conv_kernel + 1
+        padded = conv_out + 2 * (config.primary_kernel // 2)
+        return int((padded - config.primary_kernel) // config.primary_stride + 1)
+
+    replace(layer, "__init__", init)
+    replace(routing.CapsNetConfig, "primary_grid", property(grid))
+
+
+@wrong_variant
+def stem_same_padding() -> None:
+    """Efficient-CapsNet's stem convolutions with SAME padding instead of Keras' VALID: on MNIST
+    a 14×14 stem output and 576 primary capsules instead of 16."""
+    network = module(EFFICIENT)
+
+    def padded(block: nn.Sequential) -> nn.Sequential:
+        conv = block[0]
+        block[0] = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride,
+                             padding=conv.kernel_size[0] // 2)
+        return block
+
+    def stem_size(config: Any) -> int:
+        size = config.image_size
+        for stride in config.conv_strides:
+            size = -(-size // stride)
+        return int(size)
+
+    _rebuilt_blocks(padded)
+    replace(network.EfficientCapsNetConfig, "stem_size", property(stem_size))
+
+
+@wrong_variant
+def resnet18_imagenet_stem() -> None:
+    """The shared CIFAR ResNet stem built as the ImageNet one (7×7 stride-2 convolution and a
+    max-pool) instead of one 3×3 convolution: the ResNet-18 baseline and the inverted network's
+    ResNet backbone both get it."""
+
+    def imagenet_stem(in_channels: int, channels: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(in_channels, channels, 7, 2, padding=3, bias=False),
+                             nn.BatchNorm2d(channels), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+
+    for user in ("models.resnet", "models.inverted_routing"):
+        replace(module(user), "conv_bn_relu_stem", imagenet_stem)

@@ -5,13 +5,14 @@ child process, for the content tests."""
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from claimcheck import CheckContext, Judgement, judge, load_config, load_wiki, normalise_evidence
+from claimcheck.checks.api import DataUnavailable
 from claimcheck.checks.resolve import resolve_check
+from claimcheck.variants import load_catalogue
 from claimcheck.verdict import unverified
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,18 +28,20 @@ def claim_ref(global_id: str) -> Any:
 
 
 def variants() -> dict[str, Callable[[], None]]:
-    """Every ``@wrong_variant`` function of ``models.variants``, by its card name."""
-    import models.variants as package
-
+    """Every wrong variant of the project's catalogue, by its card name."""
     found: dict[str, Callable[[], None]] = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("_"):
-            continue
-        loaded = importlib.import_module(f"models.variants.{info.name}")
-        for name, value in vars(loaded).items():
-            if getattr(value, "__claimcheck_marker__", None) == "wrong_variant":
-                found[name.replace("_", "-")] = value
+    for name, variant in load_catalogue(CONFIG).variants.items():
+        module_name, _, function = variant.reference.partition(":")
+        found[name] = getattr(importlib.import_module(module_name), function)
     return found
+
+
+def apply_variant(name: str, monkeypatch: Any) -> None:
+    """Break the model with variant ``name``, every change undone when the test ends."""
+    from models.variants import patching
+
+    monkeypatch.setattr(patching, "APPLY", monkeypatch.setattr)
+    variants()[name]()
 
 
 def run_claim(global_id: str, scratch: Path, seed: int = 0) -> Judgement:
@@ -49,6 +52,24 @@ def run_claim(global_id: str, scratch: Path, seed: int = 0) -> Judgement:
                            scratch=scratch, root=CONFIG.root, config=CONFIG)
     try:
         evidence = normalise_evidence(check.function(context))
+    except DataUnavailable:
+        raise  # no data: says nothing about the check, the caller skips
     except Exception as exc:  # a variant that breaks the check is caught, as in a power run
         return unverified(f"check raised {type(exc).__name__}: {exc}")
     return judge(claim, evidence, CONFIG.confidence)
+
+
+def listed_pairs(kinds_left_out: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(claim id, variant name) for every variant a card's ``catches:`` lists, except claims
+    whose check is one of ``kinds_left_out``."""
+    return [(ref.global_id, name) for ref in WIKI.claims() for name in ref.claim.catches
+            if ref.claim.check not in kinds_left_out]
+
+
+def catches_table() -> list[str]:
+    """Markdown rows ``| variant | claims that list it |`` for the whole catalogue, sorted."""
+    listed: dict[str, list[str]] = {name: [] for name in variants()}
+    for claim_id, name in listed_pairs():
+        listed.setdefault(name, []).append(f"`{claim_id}`")
+    return [f"| `{name}` | {', '.join(sorted(claims)) or '(none)'} |"
+            for name, claims in sorted(listed.items())]
