@@ -139,16 +139,23 @@ def schedule_margin_loss(model_name: str, preset: str, schedule_name: str) -> Ma
     return loss
 
 
-@claim_check
+@dataclass(frozen=True)
+class TrainingMarginArgs(MarginLossArgs):
+    """The paper's constants, and whose training loss: ``model``, ``preset`` and the training
+    ``schedule`` (``models.train_schedules``)."""
+
+    model: str = "capsnet"
+    preset: str = "mnist"
+    schedule: str = "paper"
+
+
+@claim_check(args=TrainingMarginArgs)
 def training_margin_loss(ctx: CheckContext) -> Evidence:
-    """The margin term of a training schedule's loss, its constants measured. Args: ``model``,
-    ``preset``, ``schedule`` (the training schedule), ``m_plus``, ``m_minus``, ``lam``."""
-    model_name = str(ctx.args.get("model", "capsnet"))
-    preset = str(ctx.args.get("preset", "mnist"))
-    schedule = str(ctx.args.get("schedule", "paper"))
-    expected = {key: float(ctx.args[key]) for key in ("m_plus", "m_minus", "lam")}
-    loss = schedule_margin_loss(model_name, preset, schedule)
-    findings = measure_margin_loss(loss, **expected, tol=TRAINING_TOL)
+    """The margin term of a training schedule's loss, its constants measured."""
+    args = TrainingMarginArgs.of(ctx)
+    loss = schedule_margin_loss(args.model, args.preset, args.schedule)
+    findings = measure_margin_loss(loss, args.m_plus, args.m_minus, args.lam, tol=TRAINING_TOL)
+    model_name, preset, schedule = args.model, args.preset, args.schedule
     return property_evidence(
         f"the margin term of {model_name}/{preset}'s training loss under the {schedule!r} "
         "schedule (models.train_loop.training_loss, float32), evaluated at probe lengths; "
