@@ -31,12 +31,21 @@ _CLEANER = nh3.Cleaner(
 _PARAGRAPH = re.compile(r"</?p>")
 
 
+_BLOCKS = ("indent", "code", "hashheader", "setextheader", "hr", "olist", "ulist", "quote",
+           "reference")
+"""Block syntax a statement never means: ``# 3 seeds`` or ``1. ...`` stay text."""
+
+
 @functools.lru_cache(maxsize=1)
 def _converter() -> markdown.Markdown:
-    return markdown.Markdown(
+    converter = markdown.Markdown(
         extensions=["pymdownx.arithmatex"],
         extension_configs={"pymdownx.arithmatex": {"generic": True}},
     )
+    for name in _BLOCKS:
+        if name in converter.parser.blockprocessors:
+            converter.parser.blockprocessors.deregister(name)
+    return converter
 
 
 @functools.lru_cache(maxsize=8192)

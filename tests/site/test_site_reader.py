@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from claimcheck.site.inline import inline_markdown
+
 TOOL_PAGES = {"index.html", "verdicts.html"}
 """The pages about the tool itself, where its commands belong."""
 COMMAND = re.compile(r"\bclaimcheck (?:verify|lint|new|papers|report|status|run|init)\b")
@@ -46,9 +50,20 @@ def test_statements_show_no_raw_markdown(repo_site: Path) -> None:
     assert seen > 100  # the claims tables, the dashboard and the hover cards
 
 
-def test_code_in_a_statement_is_rendered(repo_site: Path) -> None:
-    paper = (repo_site / "papers" / "efficient-capsnet.html").read_text(encoding="utf-8")
-    assert "see <code>mnist-params-without-norm</code>" in paper
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("the `mnist` preset", "the <code>mnist</code> preset"),
+        ("length $1 - e^{-s}$", 'length <span class="arithmatex">\\(1 - e^{-s}\\)</span>'),
+        ("a < b & c", "a &lt; b &amp; c"),
+        ("**bold** [link](javascript:alert(1)) <img src=x onerror=alert(1)>",
+         "<strong>bold</strong> link"),
+        ("<script>alert(1)</script>kept", "kept"),
+        ("# not a heading `x`", "# not a heading <code>x</code>"),
+    ],
+)
+def test_a_statement_is_sanitised_inline_markdown(text: str, html: str) -> None:
+    assert str(inline_markdown(text)) == html
 
 
 def test_404_has_no_root_absolute_url(repo_site: Path) -> None:
