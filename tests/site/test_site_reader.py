@@ -7,8 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
+from claimcheck.cards import PaperCard
+from claimcheck.citations import Citation
+from claimcheck.config import load_config
 from claimcheck.site.inline import inline_markdown
+from claimcheck.wiki import load_wiki
 
 TOOL_PAGES = {"index.html", "verdicts.html"}
 """The pages about the tool itself, where its commands belong."""
@@ -72,19 +77,34 @@ def test_404_has_no_root_absolute_url(repo_site: Path) -> None:
     assert '"base": "/"' not in html
 
 
+def _named_broad_citation() -> tuple[str, Citation, int]:
+    """A concept card's citation naming one claim at a locator that covers several."""
+    root = Path(__file__).resolve().parents[2]
+    wiki = load_wiki(load_config(root), root / "wiki")
+    for card in wiki.cards:
+        for citation in card.citations:
+            covered = len(wiki.covering_claims(citation))
+            if card.card.kind == "concept" and len(citation.claims) == 1 and covered >= 3:
+                return card.path.relative_to(root / "wiki").with_suffix(".html").as_posix(), \
+                    citation, covered
+    raise AssertionError("no concept card names one claim at a broad locator")
+
+
 def test_a_named_claim_is_the_badge_and_the_others_stay_in_the_card(repo_site: Path) -> None:
-    """``[arxiv:1710.09829 tab. 1 #mnist-error]``: the 0.25% sentence speaks for one claim."""
-    html = (repo_site / "concepts" / "capsule-network.html").read_text(encoding="utf-8")
-    cite = re.search(r'0\.25% MNIST error, r = 3 with reconstruction <span class="cc-cite '
-                     r'cc-cite--(\w+)"[^>]*><a [^>]*>([^<]*)</a><span class="cc-badge ([^"]*)"'
+    """``[arxiv:1710.09829 tab. 1 #mnist-error]``: the sentence speaks for one claim."""
+    page, citation, covered = _named_broad_citation()
+    html = (repo_site / page).read_text(encoding="utf-8")
+    anchor = f'id="cc-cite-{citation.line}-{citation.col}"'
+    cite = re.search(r'<span class="cc-cite cc-cite--(\w+)" ' + anchor
+                     + r'><a [^>]*>([^<]*)</a><span class="cc-badge ([^"]*)"'
                      r'[^>]*aria-describedby="([\w-]+)"', html)
-    assert cite is not None
+    assert cite is not None, (page, citation.text)
     verdict, text, badge, card_id = cite.groups()
-    assert text == "[arxiv:1710.09829 tab. 1]"  # the name is the badge's business
+    assert text == citation.text.replace(f" #{citation.claims[0]}", "")  # names are not shown
     assert verdict != "multi" and badge.split()[0] == f"cc-badge--{verdict}"
     card = html[html.index(f'id="{card_id}"'):]
     card = card[:card.index('role="tooltip"')] if 'role="tooltip"' in card else card
-    assert "also at this locator" in card and card.count("cc-card__line ") >= 5
+    assert "also at this locator" in card and card.count("cc-card__line ") == covered - 1
 
 
 def test_the_legend_decodes_every_mark_and_every_card_links_to_it(repo_site: Path) -> None:
@@ -105,12 +125,22 @@ def test_the_legend_decodes_every_mark_and_every_card_links_to_it(repo_site: Pat
 
 
 def test_paper_pages_have_a_header_with_links_and_a_verdict_strip(repo_site: Path) -> None:
-    html = (repo_site / "papers" / "efficient-capsnet.html").read_text(encoding="utf-8")
-    header = html[html.index('<div class="cc-paper">'):html.index('class="cc-meta"')]
-    assert "Vittorio Mazzia, Francesco Salvetti, Marcello Chiaberge · 2021" in header
-    assert "<i>Scientific Reports 11, 14634</i>" in header
-    assert '<a href="https://arxiv.org/abs/2101.12491">arXiv 2101.12491</a>' in header
-    assert '<a href="https://github.com/EscVM/Efficient-CapsNet">official code</a>' in header
-    strip = header[header.index('class="cc-strip"'):]
-    assert "Claims of this paper:" in strip and "verified</span>" in strip
-    assert html.index('class="cc-paper"') < html.index('id="method"')
+    root = Path(__file__).resolve().parents[2]
+    wiki = load_wiki(load_config(root), root / "wiki")
+    papers = [card for card in wiki.cards if isinstance(card.card, PaperCard)]
+    assert papers
+    for loaded in papers:
+        card = loaded.card
+        assert isinstance(card, PaperCard)
+        page = loaded.path.relative_to(root / "wiki").with_suffix(".html").as_posix()
+        html = (repo_site / page).read_text(encoding="utf-8")
+        header = html[html.index('<div class="cc-paper">'):html.index('class="cc-meta"')]
+        assert f"{escape(', '.join(card.authors))} · {card.year}" in header, page
+        assert card.venue is None or f"<i>{escape(card.venue)}</i>" in header, page
+        assert card.paper_id.link is None or f'<a href="{card.paper_id.link}">' in header, page
+        for code in card.code:
+            assert f'<a href="{code.url}">' in header, page
+        if any(code.official for code in card.code):
+            assert ">official code" in header, page
+        strip = header[header.index('class="cc-strip"'):]
+        assert "Claims of this paper:" in strip and "verified</span>" in strip, page
