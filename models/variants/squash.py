@@ -30,12 +30,6 @@ def _unit_length(s: Tensor, dim: int = -1, eps: float = 1e-8) -> Tensor:
     return s / torch.linalg.vector_norm(s, dim=dim, keepdim=True).clamp_min(eps)
 
 
-def _sabour_over_first_axis(s: Tensor, dim: int = -1, eps: float = 1e-8) -> Tensor:
-    from models.capsules import squash_sabour
-
-    return squash_sabour(s, dim=1, eps=eps)
-
-
 @wrong_variant
 def squash_without_zero_guard() -> None:
     """Eq. 1 written as ‖s‖²/(1+‖s‖²)·s/‖s‖ with no guard: squash(0) is 0/0 (gram-ai's port)."""
@@ -51,7 +45,12 @@ def squash_to_unit_length() -> None:
 @wrong_variant
 def squash_over_wrong_axis() -> None:
     """The squash takes the norm over axis 1 (the capsules) instead of the capsule's entries."""
-    _everywhere("squash_sabour", _sabour_over_first_axis)
+    from models.capsules import squash_sabour
+
+    def over_first_axis(s: Tensor, dim: int = -1, eps: float = 1e-8) -> Tensor:
+        return squash_sabour(s, dim=1, eps=eps)
+
+    _everywhere("squash_sabour", over_first_axis)
 
 
 @wrong_variant

@@ -52,8 +52,8 @@ def run_claim(global_id: str, scratch: Path, seed: int = 0) -> Judgement:
                            scratch=scratch, root=CONFIG.root, config=CONFIG)
     try:
         evidence = normalise_evidence(check.function(context))
-    except DataUnavailable:
-        raise  # no data: says nothing about the check, the caller skips
+    except (DataUnavailable, RecursionError, MemoryError):
+        raise  # no data, or exhaustion (a broken variant): errored in a power run, never caught
     except Exception as exc:  # a variant that breaks the check is caught, as in a power run
         return unverified(f"check raised {type(exc).__name__}: {exc}")
     return judge(claim, evidence, CONFIG.confidence)
