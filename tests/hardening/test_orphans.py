@@ -21,29 +21,26 @@ import pytest
 from tests.hardening.hostile_project import REPO, claim, cli, hostile_project
 
 CHECKS = '''
-@dataclass(frozen=True)
-class PidFile(CheckArgs):
-    pid_file: str
-
-
 def _spawn(ctx, **options):
+    """The grandchild's pid goes to the project root, the check's working folder (a card never
+    chooses where a check writes: claimcheck/data_paths.py)."""
     child = subprocess.Popen(["sleep", "300"], **options)
-    Path(ctx.args["pid_file"]).write_text(str(child.pid))
+    Path("grandchild.pid").write_text(str(child.pid))
 
 
-@claim_check(args=PidFile)
+@claim_check
 def leaves_a_child(ctx):
     _spawn(ctx)
     return Evidence(measured=True)
 
 
-@claim_check(args=PidFile)
+@claim_check
 def leaves_a_detached_child(ctx):
     _spawn(ctx, start_new_session=True)
     return Evidence(measured=True)
 
 
-@claim_check(args=PidFile)
+@claim_check
 def hangs_with_a_child(ctx):
     _spawn(ctx, start_new_session=True)
     time.sleep(300)
@@ -90,11 +87,9 @@ def _kill(pids: list[int]) -> None:
 def test_a_grandchild_left_running_is_killed_when_its_task_ends(
     tmp_path: Path, check: str
 ) -> None:
-    pid_file = tmp_path / "grandchild.pid"
-    root = hostile_project(tmp_path, [
-        claim("c", f"tinymodels.hostile:{check}", {"holds": True},
-              args={"pid_file": str(pid_file)}),
-    ], CHECKS)
+    root = hostile_project(tmp_path, [claim("c", f"tinymodels.hostile:{check}", {"holds": True})],
+                           CHECKS)
+    pid_file = root / "grandchild.pid"
     done = cli(root, "verify", "wiki", "--device", "cpu", "--format", "json")
     pid = _pid(pid_file)
     try:
@@ -105,11 +100,9 @@ def test_a_grandchild_left_running_is_killed_when_its_task_ends(
 
 
 def test_a_timed_out_check_takes_its_grandchildren_with_it(tmp_path: Path) -> None:
-    pid_file = tmp_path / "grandchild.pid"
-    root = hostile_project(tmp_path, [
-        claim("c", "tinymodels.hostile:hangs_with_a_child", {"holds": True},
-              args={"pid_file": str(pid_file)}),
-    ], CHECKS)
+    root = hostile_project(
+        tmp_path, [claim("c", "tinymodels.hostile:hangs_with_a_child", {"holds": True})], CHECKS)
+    pid_file = root / "grandchild.pid"
     done = cli(root, "verify", "wiki", "--device", "cpu", "--format", "json", "--timeout", "5")
     pid = _pid(pid_file)
     try:
@@ -120,11 +113,9 @@ def test_a_timed_out_check_takes_its_grandchildren_with_it(tmp_path: Path) -> No
 
 
 def test_ctrl_c_leaves_no_process_behind(tmp_path: Path) -> None:
-    pid_file = tmp_path / "grandchild.pid"
-    root = hostile_project(tmp_path, [
-        claim("c", "tinymodels.hostile:hangs_with_a_child", {"holds": True},
-              args={"pid_file": str(pid_file)}),
-    ], CHECKS)
+    root = hostile_project(
+        tmp_path, [claim("c", "tinymodels.hostile:hangs_with_a_child", {"holds": True})], CHECKS)
+    pid_file = root / "grandchild.pid"
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     run = subprocess.Popen(
         [sys.executable, "-m", "claimcheck.cli", "verify", "wiki", "--device", "cpu"],
