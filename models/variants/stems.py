@@ -136,3 +136,18 @@ def resnet18_imagenet_stem() -> None:
 
     for user in ("models.resnet", "models.inverted_routing"):
         replace(module(user), "conv_bn_relu_stem", imagenet_stem)
+
+
+@wrong_variant
+def depthwise_window_transposed() -> None:
+    """Efficient-CapsNet's depthwise primary convolution applied with each kernel's rows and
+    columns swapped (a layout bug in its window fast path)."""
+    import torch.nn.functional as F
+
+    capsules = module("models.capsules")
+
+    def forward(self: Any, x: Any) -> Any:
+        return F.conv2d(x, self.weight.transpose(-1, -2), self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+    replace(capsules.WindowDepthwiseConv2d, "forward", forward)

@@ -84,9 +84,10 @@ def test_random_keras_weights_give_the_same_class_capsules(tmp_path: Path, prese
     assert verdict_of(gap, preset) is Verdict.VERIFIED
 
 
-@pytest.mark.parametrize("variant", ["port-transposed-kernels", "port-swapped-norm-affine"])
+@pytest.mark.parametrize("variant", ["port-transposed-kernels", "port-swapped-norm-affine",
+                                     "depthwise-window-transposed"])
 @pytest.mark.parametrize("preset", ["mnist", "smallnorb"])
-def test_a_port_with_names_and_shapes_right_but_values_misplaced_fails(
+def test_a_port_or_model_with_names_and_shapes_right_but_values_misplaced_fails(
         tmp_path: Path, preset: str, variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_random_keras_file(tmp_path / "w.h5", preset)
     apply_variant(variant, monkeypatch)
