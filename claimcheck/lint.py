@@ -228,7 +228,8 @@ def _claim_name_findings(wiki: Wiki, citation: Citation) -> Iterator[Finding]:
             yield Finding(
                 Level.WARNING, citation.path, citation.line, citation.col,
                 f"{citation.text} covers {len(covered)} claims: name the ones the sentence "
-                f"states, e.g. `{str(citation)[:-1]} #{covered[0].claim.id}]`", "broad-locator")
+                f"states, e.g. `{citation._replace(claims=(covered[0].claim.id,))}`",
+                "broad-locator")
         return
     at_locator = {ref.claim.id for ref in covered}
     of_paper = {ref.claim.id: ref for ref in wiki.claims_of(citation.paper_key)}

@@ -120,3 +120,10 @@ def test_a_broad_locator_without_names_is_a_warning(
     assert lines == ["wiki/idea.md:8:10: warning: [arxiv:2101.12491 tab. 1] covers 6 claims: "
                      "name the ones the sentence states, e.g. "
                      "`[arxiv:2101.12491 tab. 1 #row-0]`"]
+
+
+def test_the_suggestion_puts_the_name_before_a_quote(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, lines = _lint(project, 'All [arxiv:2101.12491 tab. 1 "Row"].', capsys)
+    assert any(line.endswith('e.g. `[arxiv:2101.12491 tab. 1 #row-0 "Row"]`') for line in lines)
