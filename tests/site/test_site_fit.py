@@ -37,6 +37,8 @@ MEASURE = """(() => {
   for (const cell of column.querySelectorAll('.cc-measured, .cc-expected')) {
     if (cell.getBoundingClientRect().right > right) wide.push('cut off: ' + cell.textContent);
   }
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth + 1) wide.push('page scrolls: ' + page.scrollWidth);
   return {tables: column.querySelectorAll('table').length, wide: wide.slice(0, 5)};
 })()"""
 
