@@ -221,10 +221,14 @@ BROAD_LOCATOR = 5
 
 
 def _claim_name_findings(wiki: Wiki, citation: Citation) -> Iterator[Finding]:
-    """Claim names that are not claims of the paper at the locator; broad unnamed citations."""
+    """Claim names that are not claims of the paper at the locator; broad unnamed citations.
+
+    A citation inside a code span or block is an example shown as text, with no badge, so its
+    breadth is never a finding; the names it writes are still checked.
+    """
     covered = wiki.covering_claims(citation)
     if not citation.claims:
-        if len(covered) > BROAD_LOCATOR:
+        if len(covered) > BROAD_LOCATOR and not citation.in_code:
             yield Finding(
                 Level.WARNING, citation.path, citation.line, citation.col,
                 f"{citation.text} covers {len(covered)} claims: name the ones the sentence "

@@ -122,6 +122,14 @@ def test_a_broad_locator_without_names_is_a_warning(
                      "`[arxiv:2101.12491 tab. 1 #row-0]`"]
 
 
+def test_a_broad_locator_in_a_code_span_is_an_example_not_a_finding(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = _lint(project, "Written `[arxiv:2101.12491 tab. 1]`, it covers every row.", capsys)
+    assert code == 0
+    assert lines == []
+
+
 def test_the_suggestion_puts_the_name_before_a_quote(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
