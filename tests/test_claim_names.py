@@ -125,7 +125,8 @@ def test_a_broad_locator_without_names_is_a_warning(
 def test_a_broad_locator_in_a_code_span_is_an_example_not_a_finding(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, lines = _lint(project, "Written `[arxiv:2101.12491 tab. 1]`, it covers every row.", capsys)
+    example = "Written `[arxiv:2101.12491 tab. 1]`, it covers every row."
+    code, lines = _lint(project, example, capsys)
     assert code == 0
     assert lines == []
 
