@@ -60,19 +60,20 @@ class RunOptions:
     timeout_s: float | None = None
     jobs: int = 1
     force: bool = False
-    only: str | None = None
+    only: tuple[str, ...] = ()
     seed: int = 0
     rerun_on_environment: bool = False
     recheck: frozenset[str] = field(default_factory=frozenset)
     recheck_power: frozenset[str] = field(default_factory=frozenset)
 
 
-def matches(ref: ClaimRef, pattern: str | None) -> bool:
-    """Whether ``--only PATTERN`` selects ``ref`` (global id, arXiv id or card slug)."""
-    if pattern is None:
+def matches(ref: ClaimRef, patterns: tuple[str, ...]) -> bool:
+    """Whether the ``--only PATTERN`` options select ``ref``: any pattern matching its global id,
+    arXiv id or card slug; no pattern selects every claim."""
+    if not patterns:
         return True
     names = (ref.global_id, ref.arxiv, ref.card.card.slug)
-    return any(fnmatch.fnmatchcase(name, pattern) for name in names)
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
 
 
 def _larger_budget(status: StoredStatus, options: RunOptions) -> bool:

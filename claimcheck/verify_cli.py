@@ -64,8 +64,9 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         help="report format on stdout (default: text)",
     )
     parser.add_argument(
-        "--only", metavar="PATTERN",
-        help="fnmatch pattern on the claim's global id, the arXiv id or the card slug",
+        "--only", metavar="PATTERN", action="append", default=[],
+        help="fnmatch pattern on the claim's global id, the arXiv id or the card slug; "
+             "repeat it to select the claims any pattern matches",
     )
     parser.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
@@ -228,7 +229,7 @@ def run_verify(ns: argparse.Namespace) -> int:
             recheck_power = changed_power_claims(wiki, ns.recheck_results_changed_since)
     options = RunOptions(
         budget=ns.budget, device=ns.device, timeout_s=ns.timeout, jobs=ns.jobs,
-        force=ns.force, only=ns.only, seed=ns.seed,
+        force=ns.force, only=tuple(ns.only), seed=ns.seed,
         rerun_on_environment=ns.rerun_on_environment, recheck=recheck,
         recheck_power=recheck_power,
     )
@@ -278,8 +279,9 @@ def run_status(ns: argparse.Namespace) -> int:
     store = ResultStore(wiki.config.results, wiki.config.root)
     quotes = QuoteChecker(wiki.config)
     statuses = collect_status(wiki, store)
-    rows = add_power(refuse_ambiguous([stored_row(status, wiki, quotes) for status in statuses
-                                       if matches(status.ref, ns.only)], wiki), wiki, statuses)
+    selected = [stored_row(status, wiki, quotes) for status in statuses
+                if matches(status.ref, tuple(ns.only))]
+    rows = add_power(refuse_ambiguous(selected, wiki), wiki, statuses)
     style = OutputFormat(ns.format)
     if style is OutputFormat.TEXT:
         render_status(rows, sys.stdout)

@@ -112,6 +112,14 @@ def test_only_selects_claims(project: Path, capsys: pytest.CaptureFixture[str]) 
     assert rows_of(out)["params"]["reason"].startswith("never run")
 
 
+def test_only_repeated_selects_what_any_pattern_matches(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(["verify", str(project / "wiki"), "--only", "*/holds-yes", "--only",
+                     "*/params", "--format", "json"], capsys)
+    assert set(rows_of(out)) == {"holds-yes", "params"}
+
+
 def test_editing_expect_makes_that_claim_stale_and_rerun(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
