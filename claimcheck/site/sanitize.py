@@ -8,8 +8,10 @@ in ``docs/site.md``:
   footnotes, maths placeholders, images, links), plus a few inline ones (``kbd``, ``sup``,
   ``abbr``, ``mark``). Everything else is removed after rendering: no ``script``, ``style``,
   ``iframe``, forms or SVG; no ``on*`` or ``style`` attributes (but ``text-align`` on table
-  cells, which Markdown tables write); links and images only to ``http``, ``https``, ``mailto``
-  or relative URLs (so no ``javascript:``, ``data:`` or ``vbscript:`` URL anywhere).
+  cells, which Markdown tables write); links only to ``http``, ``https``, ``mailto`` or relative
+  URLs (so no ``javascript:``, ``data:`` or ``vbscript:`` URL anywhere), and images only from
+  relative URLs: an image from another host (``https://``, ``//host``, ``/\\host``) would make
+  every reader's browser fetch it (a tracking pixel) and the site would not work offline.
 * Author markup may not borrow the plugin's classes (``cc-*``): a hand-written "verified" badge
   loses its styling. Ids starting with ``__`` (Material's own ``#__config`` and friends) are
   dropped, so a page cannot shadow the theme's elements.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import nh3
 from markupsafe import escape
@@ -56,7 +59,20 @@ _KEPT_DUNDER_IDS = ("__codelineno-", "__span-")  # pymdownx.highlight's line anc
 _PLUGIN_CLASS = "cc-"
 
 
+def _is_relative(url: str) -> bool:
+    """Whether ``url`` names a file of this site: no scheme and no host.
+
+    Browsers drop tabs and newlines from a URL and read ``\\`` as ``/``, so ``/\\host/x`` and
+    ``/<TAB>/host/x`` name another host just like ``//host/x``; they are read the same way here.
+    """
+    plain = re.sub(r"[\t\n\r]", "", url).strip().replace("\\", "/")
+    parts = urlsplit(plain)
+    return not parts.scheme and not parts.netloc and not plain.startswith("//")
+
+
 def _filter_attribute(tag: str, name: str, value: str) -> str | None:
+    if tag == "img" and name == "src":
+        return value if _is_relative(value) else None
     if name == "class":
         kept = [word for word in value.split() if not word.startswith(_PLUGIN_CLASS)]
         return " ".join(kept) or None
