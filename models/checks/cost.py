@@ -14,9 +14,32 @@ agreement (û · Σ_k û, the row sums of the Gram matrix) and one weighted sum.
 
 from __future__ import annotations
 
-from torch import nn
+from torch import Tensor, nn
 
 from claimcheck import model_factory
+
+
+class RepeatedDynamicRouting(nn.Module):
+    """``times`` runs of Procedure 1 with ``iterations`` on the predictions it is given.
+
+    ``forward(u_hat)`` takes predictions (B, n_out, n_in, d_out), as ``dynamic_routing`` does,
+    and returns the poses of the last run: routing alone, without the predictions' own cost.
+    """
+
+    def __init__(self, iterations: int, times: int) -> None:
+        super().__init__()
+        if iterations < 1 or times < 1:
+            raise ValueError(f"iterations and times must be >= 1, got {iterations}, {times}")
+        self.iterations = iterations
+        self.times = times
+
+    def forward(self, u_hat: Tensor) -> Tensor:
+        from models.dynamic_routing import dynamic_routing
+
+        poses = dynamic_routing(u_hat, self.iterations).poses
+        for _ in range(self.times - 1):
+            poses = dynamic_routing(u_hat, self.iterations).poses
+        return poses
 
 
 @model_factory
@@ -26,6 +49,13 @@ def dynamic_routing_layer(n_in: int = 1152, iterations: int = 3, d_in: int = 8, 
     from models.dynamic_routing import DynamicRouting
 
     return DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations)
+
+
+@model_factory
+def dynamic_routing_alone(iterations: int = 3, times: int = 1) -> nn.Module:
+    """Procedure 1 of arxiv:1710.09829 on given predictions, run ``times`` times: r weighted
+    sums and r − 1 agreements per run, each 2·m·n·e FLOPs per example."""
+    return RepeatedDynamicRouting(iterations, times)
 
 
 @model_factory
