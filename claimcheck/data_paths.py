@@ -3,7 +3,9 @@
 A claim's ``args`` reach the project's own code (a trainer's ``data_folder``, a check's weights
 file). A card is untrusted, so an argument that names a file or folder (:func:`is_path_key`:
 ``data_folder``, or any key ending in ``_folder``, ``_dir``, ``_path``, ``_file`` or ``_root``,
-at any depth of ``args``) is accepted only when its value
+at any depth of ``args``), and any string value that looks like a path whatever its key
+(:func:`looks_like_path`: a ``/`` or ``\\`` in it, a leading ``~``, or ``.``/``..``; a check may
+name its argument ``weights`` or ``source``), is accepted only when its value
 
 * is a relative path with plain names (no ``..``, no ``~``, not absolute),
 * lies inside one of the project's configured data roots (``[tool.claimcheck] data_roots``,
@@ -27,7 +29,7 @@ from typing import Any
 
 from claimcheck.config import ProjectConfig
 
-__all__ = ["PathArgProblem", "is_path_key", "path_arg_problems"]
+__all__ = ["PathArgProblem", "is_path_key", "looks_like_path", "path_arg_problems"]
 
 _PATH_SUFFIXES = ("_folder", "_dir", "_directory", "_path", "_file", "_root")
 _PATH_NAMES = {"folder", "dir", "directory", "path", "file", "filename", "root", "data_folder"}
@@ -45,6 +47,14 @@ def is_path_key(key: str) -> bool:
     """Whether an argument named ``key`` names a file or folder."""
     lowered = key.lower()
     return lowered in _PATH_NAMES or lowered.endswith(_PATH_SUFFIXES)
+
+
+def looks_like_path(value: Any) -> bool:
+    """Whether a string argument reads as a file or folder, whatever its key is called."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return "/" in text or "\\" in text or text.startswith("~") or text in (".", "..")
 
 
 def path_arg_problems(args: Mapping[str, Any], config: ProjectConfig) -> list[PathArgProblem]:
@@ -66,6 +76,8 @@ def _path_args(value: Any, where: tuple[str | int, ...]) -> Iterator[tuple[tuple
     elif isinstance(value, list):
         for index, inner in enumerate(value):
             yield from _path_args(inner, (*where, index))
+    elif looks_like_path(value):
+        yield where, value
 
 
 def _why_refused(value: Any, config: ProjectConfig) -> str:

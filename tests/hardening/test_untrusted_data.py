@@ -32,6 +32,8 @@ class FolderArgs(CheckArgs):
     data_folder: Any = None
     kwargs: Any = None
     weights_path: Any = None
+    weights: Any = None
+    source: Any = None
 
 
 @claim_check(args=FolderArgs)
@@ -63,6 +65,14 @@ HOSTILE_PATHS = {
     "nested": {"kwargs": {"cache_dir": "/tmp"}},
     "weights": {"weights_path": "/opt/weights.pt"},
     "not-a-path": {"data_folder": ["data"]},
+    # a path under an innocent name (no _path/_dir suffix) is judged by its value
+    "innocent-absolute": {"weights": "/etc/passwd"},
+    "innocent-home": {"source": "~/.ssh/id_rsa"},
+    "innocent-climbs": {"weights": "../../outside.pt"},
+    "innocent-backslash": {"source": "..\\..\\outside"},
+    "innocent-nested": {"kwargs": {"load_from": ["/tmp/evil.pt"]}},
+    "innocent-through-link": {"source": "data/linked/x.pt"},
+    "innocent-store": {"weights": ".claimcheck/artifacts/x.pt"},
 }
 
 
