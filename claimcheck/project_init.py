@@ -20,6 +20,7 @@ import datetime as dt
 import stat
 from pathlib import Path
 
+from claimcheck import safe_fs
 from claimcheck.errors import UsageError
 
 __all__ = ["PACKAGE", "project_files", "write_project"]
@@ -203,11 +204,17 @@ def write_project(folder: Path, today: dt.date | None = None) -> list[Path]:
     if taken:
         raise UsageError(f"{folder} already has {', '.join(taken)}; init writes a new project "
                          "and never overwrites")
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in {str(Path(path).parent) for path in files} - {"."}:
+        try:  # every folder checked before anything is written
+            safe_fs.require_folder(folder, path)
+        except safe_fs.UnsafeEntry as error:
+            raise UsageError(f"{folder}: init writes only into real folders, never through a "
+                             f"symbolic link: {error.one_line()}") from None
     written = []
     for path, text in files.items():
         target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        safe_fs.write_atomic(folder, target, text.encode("utf-8"), durable=False)
         written.append(target)
     script = folder / ".ci" / "run"
     script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)

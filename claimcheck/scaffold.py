@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claimcheck import safe_fs
 from claimcheck.cards import SLUG_PATTERN
 from claimcheck.config import ProjectConfig
 from claimcheck.errors import UsageError
@@ -235,8 +236,9 @@ def write_new_card(
     if not re.match(SLUG_PATTERN, slug):
         raise UsageError(f"slug {slug!r} must be lower-case words joined by hyphens")
     target = folder / f"{slug}.md"
-    if target.exists():
+    if target.exists() or target.is_symlink():
         raise UsageError(f"{config.relative(target)} already exists; not overwriting it")
+    _require_real_folders(config.root, folder)
     if config.wiki.exists():
         wiki = load_wiki(config)
         for loaded in wiki.cards:
@@ -245,10 +247,20 @@ def write_new_card(
         if key is not None and key in wiki.papers():
             label = parse_paper_key(key).label
             raise UsageError(f"{label} already has a card: {wiki.papers()[key].display_path}")
-    folder.mkdir(parents=True, exist_ok=True)
+    safe_fs.make_folders(config.root, folder)
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
     return target, note
+
+
+def _require_real_folders(root: Path, folder: Path) -> None:
+    """Refuse ``folder`` unless it lies in the project and every existing name on the way is a
+    real folder: a committed link (``wiki/concepts -> ~/x``) is never written through."""
+    try:
+        safe_fs.require_folder(root, folder)
+    except safe_fs.UnsafeEntry as error:
+        raise UsageError("claimcheck new writes only into real folders of the project, never "
+                         f"through a symbolic link: {error.one_line()}") from None
 
 
 def _fallback_slug(paper: PaperId, url: str | None) -> str:
