@@ -6,8 +6,6 @@ returned callables interleaved and reports the median ratio a/b. Everything a ca
 under ``torch.no_grad()`` (forward cost only). Defaults are the MNIST sizes of the papers.
 
 * ``dynamic_routing_step``: arxiv:1710.09829 Procedure 1 (alg. 1) on fixed predictions û.
-* ``dynamic_routing_repeated``: ``times`` separate one-iteration routings of the same û: the
-  softmaxes, weighted sums and squashes of ``times`` iterations without their agreement steps.
 * ``dynamic_routing_layer``: the whole DigitCaps layer (û = W u, then routing).
 * ``self_attention_layer``: the whole FCCaps layer of arxiv:2101.12491 (û = u W, one pass).
 * ``inverted_layer_passes``: passes of arxiv:2002.04764 Procedure 1 through a capsule layer's
@@ -49,29 +47,6 @@ def dynamic_routing_step(
     def run() -> object:
         with torch.no_grad():
             return dynamic_routing(u_hat, iterations)
-
-    return run
-
-
-@timing_factory
-def dynamic_routing_repeated(
-    times: int,
-    n_in: int = 1152,
-    n_out: int = 10,
-    d_out: int = 16,
-    batch: int = 16,
-    seed: int = 0,
-    device: str = "cpu",
-) -> Timed:
-    """``times`` one-iteration routings of the predictions ``dynamic_routing_step`` uses: the
-    work of ``times`` iterations (softmax, weighted sum, squash) without an agreement step."""
-    from models.dynamic_routing import dynamic_routing
-
-    u_hat = _inputs((batch, n_out, n_in, d_out), seed, device) * 0.05
-
-    def run() -> object:
-        with torch.no_grad():
-            return [dynamic_routing(u_hat, 1) for _ in range(times)]
 
     return run
 
