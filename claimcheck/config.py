@@ -100,14 +100,19 @@ class ProjectConfig:
 
 
 def find_root(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` with a claimcheck-enabled pyproject.toml."""
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_table(candidate):
-            return folder
+    """The nearest folder at or above ``start`` with a claimcheck-enabled pyproject.toml.
+
+    Looked for first above ``start`` as written, then above its real path: a committed
+    ``wiki -> /elsewhere`` link must not take the search (and the project) out of the project
+    the command was run in.
+    """
+    for here in (Path(os.path.abspath(start)), start.resolve()):
+        if here.is_file():
+            here = here.parent
+        for folder in (here, *here.parents):
+            candidate = folder / "pyproject.toml"
+            if candidate.is_file() and _has_table(candidate):
+                return folder.resolve()
     return None
 
 
@@ -124,13 +129,13 @@ def load_config(start: Path | None = None) -> ProjectConfig:
 
     Without a claimcheck pyproject.toml the defaults apply, rooted at ``start``.
     """
-    start = (start or Path.cwd()).resolve()
+    start = Path(os.path.abspath(start or Path.cwd()))
     root = find_root(start)
     if root is None:
         base = start if start.is_dir() else start.parent
         if base.name == "wiki":
             base = base.parent
-        return _build(base, {}, None)
+        return _build(base.resolve(), {}, None)
     pyproject = root / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
