@@ -164,14 +164,34 @@ def inverted_primary_layout(ctx: CheckContext) -> Evidence:
 def capsnet_conv1_relu(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 §4: Conv1 ... "and ReLU activation": PrimaryCaps receives Conv1's
     rectified output (non-negative, with exact zeros), in a full forward of the network."""
+    features = primary_caps_input("capsnet", CapsnetPresetArgs.of(ctx).preset, ctx.seed)
+    return property_evidence("capsnet forward on two random images; the input of primary_caps",
+                             measure_rectified(features))
+
+
+@claim_check(args=InvertedPresetArgs)
+def inverted_backbone_rectified(ctx: CheckContext) -> Evidence:
+    """arxiv:2002.04764's backbones end in a ReLU (the simple one: one 3×3 stride-2 conv and a
+    ReLU, as in the official code): the primary capsules' 1×1 conv receives a rectified map
+    (non-negative, with exact zeros), in a full forward of the network."""
+    preset = InvertedPresetArgs.of(ctx).preset
+    features = primary_caps_input("inverted_capsnet", preset, ctx.seed)
+    return property_evidence(
+        f"inverted_capsnet/{preset} forward on two random images; the input of primary_caps "
+        "(the backbone's output)", measure_rectified(features))
+
+
+def primary_caps_input(model_name: str, preset: str, seed: int) -> Tensor:
+    """What the network's ``primary_caps`` receives in a full forward on two random images."""
     from models.registry import build_model
 
-    torch.manual_seed(ctx.seed)
-    model = build_model("capsnet", CapsnetPresetArgs.of(ctx).preset).double().eval()
+    torch.manual_seed(seed)
+    model = build_model(model_name, preset).double().eval()
+    config = model.config
     seen: list[Tensor] = []
     handle = model.primary_caps.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
-    x = torch.randn(2, model.config.in_channels, model.config.image_size, model.config.image_size,
-                    generator=generator(ctx.seed), dtype=DTYPE)
+    x = torch.randn(2, config.in_channels, config.image_size, config.image_size,
+                    generator=generator(seed), dtype=DTYPE)
     try:
         with torch.no_grad():
             model(x)
@@ -179,8 +199,7 @@ def capsnet_conv1_relu(ctx: CheckContext) -> Evidence:
         handle.remove()
     if not seen:
         raise RuntimeError("the forward pass never called primary_caps")
-    return property_evidence("capsnet forward on two random images; the input of primary_caps",
-                             measure_rectified(seen[0]))
+    return seen[0]
 
 
 def measure_rectified(features: Tensor) -> list[Finding]:

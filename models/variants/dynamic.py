@@ -21,6 +21,7 @@ from models.variants.patching import (
     module,
     other_axis_softmax,
     replace,
+    squared_length,
     uniform_softmax,
 )
 
@@ -157,3 +158,9 @@ def primary_caps_nchw_grouping() -> None:
         return routing.squash_sabour(h.reshape(h.shape[0], -1, self.dim), eps=self.eps)
 
     replace(routing.PrimaryCaps, "forward", forward)
+
+
+@wrong_variant
+def capsnet_scores_squared_length() -> None:
+    """CapsNet scores each class by the squared length ‖v_k‖² instead of the length ‖v_k‖."""
+    replace(module(ROUTING), "capsule_length", squared_length)

@@ -242,3 +242,19 @@ def inverted_logits_shared_across_batch() -> None:
     """One set of routing logits for the whole batch: the logits are averaged over the images,
     so an image's parents depend on the other images of its batch."""
     replace(module(LAYERS), "torch", Replaced(torch, softmax=batch_shared_softmax))
+
+
+@wrong_variant
+def inverted_backbone_without_relu() -> None:
+    """The backbone's own ReLU modules left out: the simple backbone is then one linear conv,
+    so the primary capsules see negative inputs (the ResNet's blocks still end in a ReLU)."""
+    from torch import nn
+
+    network = module(NETWORK)
+    original = network._backbone
+
+    def backbone(config: Any) -> nn.Sequential:
+        built: nn.Sequential = original(config)
+        return nn.Sequential(*(m for m in built if not isinstance(m, nn.ReLU)))
+
+    replace(network, "_backbone", backbone)

@@ -81,3 +81,8 @@ def batch_shared_softmax(logits: torch.Tensor, dim: int) -> torch.Tensor:
 def identity(s: torch.Tensor, *_args: Any, **_kwargs: Any) -> torch.Tensor:
     """Returns its input: a squash or a norm left out."""
     return s
+
+
+def squared_length(v: torch.Tensor, dim: int = -1, eps: float = 0.0) -> torch.Tensor:
+    """‖v‖² where the model means ‖v‖: the sum of squares with its square root left out."""
+    return (v * v).sum(dim=dim) + eps

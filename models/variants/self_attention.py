@@ -23,6 +23,7 @@ from models.variants.patching import (
     module,
     other_axis_softmax,
     replace,
+    squared_length,
     uniform_softmax,
 )
 
@@ -161,3 +162,9 @@ def self_attention_logits_shared_across_batch() -> None:
     """One set of routing logits for the whole batch: the logits are averaged over the images,
     so an image's parents depend on the other images of its batch."""
     replace(module(ROUTING), "torch", Replaced(torch, softmax=batch_shared_softmax))
+
+
+@wrong_variant
+def efficient_scores_squared_length() -> None:
+    """Efficient-CapsNet scores each class by the squared length ‖v_k‖² instead of ‖v_k‖."""
+    replace(module(ROUTING), "capsule_length", squared_length)
