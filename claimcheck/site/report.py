@@ -98,7 +98,7 @@ def markdown_report(
     ] or ["None."]
     lines += ["", "## Stale results", ""]
     lines += [
-        f"- `{claim.global_id}`: last {claim.verdict}, run {claim.run_date}."
+        f"- `{claim.global_id}`: last {claim.verdict}, run {escape_markdown(claim.run_date)}."
         for claim in claims
         if claim.stale
     ] or ["None."]
@@ -112,12 +112,14 @@ def markdown_report(
     lines += ["", "## Per basis (what each verdict is evidence of)", "",
               "| basis | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
     lines += [
-        f"| {basis} | {c.verified} | {c.contradicted} | {c.unverified} | {c.stale} |"
+        f"| {escape_markdown(basis)} | {c.verified} | {c.contradicted} | {c.unverified} "
+        f"| {c.stale} |"
         for basis, c in bases_summary(claims)
     ]
     lines += ["", "## Per tier", "", "| tier | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
     lines += [
-        f"| {tier} | {c.verified} | {c.contradicted} | {c.unverified} | {c.stale} |"
+        f"| {escape_markdown(tier)} | {c.verified} | {c.contradicted} | {c.unverified} "
+        f"| {c.stale} |"
         for tier, c in tiers_summary(claims)
     ]
     for paper in papers_summary(claims, {}):
@@ -143,7 +145,8 @@ def markdown_report(
             cells = [
                 f"`{claim.claim_id}`", escape_markdown(claim.locators), statement, check,
                 escape_markdown(claim.expected), escape_markdown(claim.measured),
-                _verdict_cell(claim), claim.about.basis or "not stated", claim.run_date,
+                _verdict_cell(claim), escape_markdown(claim.about.basis or "not stated"),
+                escape_markdown(claim.run_date),
             ]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
