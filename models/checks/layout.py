@@ -291,6 +291,40 @@ def measure_primary_squash(capsules: Tensor, raw: Tensor, dim: int) -> list[Find
                     float((capsules - expected).abs().max()), 1e-9)]
 
 
+@claim_check(args=CapsnetPresetArgs)
+def capsnet_primary_squash(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 eq. 1 applied to the primary capsules: every PrimaryCaps output has
+    length ‖s‖²/(1 + ‖s‖²) of a capsule s of the conv output. Lengths are compared sorted per
+    image, so the measurement does not depend on how channels are grouped (the layout claim
+    measures that)."""
+    from models.registry import build_model
+
+    preset = CapsnetPresetArgs.of(ctx).preset
+    torch.manual_seed(ctx.seed)
+    model = build_model("capsnet", preset).double().eval()
+    caps: Any = model.primary_caps
+    config = model.config
+    side = config.image_size - config.conv_kernel + 1
+    features = torch.relu(torch.randn(2, config.conv_channels, side, side,
+                                      generator=generator(ctx.seed), dtype=DTYPE))
+    seen: list[Tensor] = []
+    handle = caps.conv.register_forward_hook(lambda _m, _i, out: seen.append(out))
+    try:
+        with torch.no_grad():
+            capsules = caps(features)
+    finally:
+        handle.remove()
+    raw = seen[0]
+    s = raw.view(2, config.primary_types, config.primary_dim, *raw.shape[-2:])
+    norm_sq = (s * s).sum(dim=2).flatten(1)
+    expected = (norm_sq / (1 + norm_sq)).sort(dim=1).values
+    got = capsules.norm(dim=-1).sort(dim=1).values
+    return property_evidence(
+        f"capsnet/{preset} PrimaryCaps on two random rectified feature maps",
+        [at_most("max |sorted primary lengths - sorted ‖s‖²/(1+‖s‖²)|",
+                 float((got - expected).abs().max()), 1e-6)])
+
+
 @claim_check(args=EfficientPresetArgs)
 def efficient_primary_squash(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2 applied to the primary capsules (official code, PrimaryCaps

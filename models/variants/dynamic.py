@@ -164,3 +164,18 @@ def primary_caps_nchw_grouping() -> None:
 def capsnet_scores_squared_length() -> None:
     """CapsNet scores each class by the squared length ‖v_k‖² instead of the length ‖v_k‖."""
     replace(module(ROUTING), "capsule_length", squared_length)
+
+
+@wrong_variant
+def capsnet_primary_unsquashed() -> None:
+    """PrimaryCaps returns the conv's capsules without the squash of eq. 1 (DigitCaps keeps it)."""
+    routing = module(ROUTING)
+    layer = routing.PrimaryCaps
+
+    def forward(self: Any, x: Tensor) -> Tensor:
+        h = self.conv(x)
+        batch, _, rows, cols = h.shape
+        u = h.view(batch, self.types, self.dim, rows, cols).permute(0, 1, 3, 4, 2)
+        return u.reshape(batch, -1, self.dim)
+
+    replace(layer, "forward", forward)

@@ -258,3 +258,16 @@ def inverted_backbone_without_relu() -> None:
         return nn.Sequential(*(m for m in built if not isinstance(m, nn.ReLU)))
 
     replace(network, "_backbone", backbone)
+
+
+@wrong_variant
+def resnet_block_without_final_relu() -> None:
+    """The ResNet BasicBlock returns conv-BN plus its shortcut without the last ReLU (He et
+    al. Fig. 2 applies it after the addition), so the ResNet backbone's output can be negative."""
+    blocks = module("models.resnet").BasicBlock
+
+    def forward(self: Any, x: Tensor) -> Tensor:
+        out = torch.relu(self.bn1(self.conv1(x)))
+        return self.bn2(self.conv2(out)) + self.shortcut(x)
+
+    replace(blocks, "forward", forward)

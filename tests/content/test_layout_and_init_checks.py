@@ -19,6 +19,7 @@ def test_checks_hold_for_the_models(make_ctx) -> None:
         (layout.capsnet_primary_layout, {}),
         (layout.inverted_primary_layout, {"preset": "cifar10_simple"}),
         (layout.capsnet_conv1_relu, {}),
+        (layout.capsnet_primary_squash, {}),
         (layout.inverted_backbone_rectified, {"preset": "cifar10_simple"}),
         (layout.inverted_backbone_rectified, {"preset": "cifar10_resnet"}),
         (layout.efficient_stem_order, {}),
