@@ -28,6 +28,7 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
+from claimcheck import safe_fs
 from claimcheck.site.svgclean import clean_svg
 from claimcheck.wikifiles import unsafe_reason
 
@@ -74,6 +75,23 @@ def linked_folder_problems(docs_dir: Path) -> list[Problem]:
             if reason is not None:
                 problems.append(Problem(shown, reason))
     return problems
+
+
+def site_dir_problem(site_dir: Path, base: Path) -> Problem | None:
+    """A site folder reached through a symbolic link, inside the project folder ``base``.
+
+    MkDocs empties ``site_dir`` before every build: a committed ``site -> ~/anything`` (or a
+    link on the way, ``build -> /``) would have it delete the linked folder's contents and write
+    the site there. A site folder configured outside the project is the maintainers' choice.
+    """
+    if site_dir == base or base not in site_dir.parents:
+        return None
+    try:
+        safe_fs.require_folder(base, site_dir)
+    except safe_fs.UnsafeEntry as error:
+        return Problem(str(error.path), f"{error.message}; the site folder is emptied before "
+                       "each build, so it must be a real folder of the project")
+    return None
 
 
 def config_assets(config: MkDocsConfig) -> set[str]:

@@ -66,7 +66,7 @@ from claimcheck.config import load_config
 from claimcheck.errors import ClaimcheckError
 from claimcheck.site import assets
 from claimcheck.site.generated import GeneratedPages
-from claimcheck.site.guard import Problem, check_files, linked_folder_problems
+from claimcheck.site.guard import Problem, check_files, linked_folder_problems, site_dir_problem
 from claimcheck.site.nav import clean_titles, collapse
 from claimcheck.site.pages import PageState, legend_markdown, paper_page_markdown
 from claimcheck.site.pagework import PageWork
@@ -124,8 +124,12 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        """Stop before MkDocs lists the wiki if a linked folder would lead the listing astray."""
+        """Stop before MkDocs lists the wiki if a linked folder would lead the listing astray, and
+        before it empties the site folder if that is reached through a link."""
         problems = linked_folder_problems(Path(config.docs_dir))
+        config_dir = Path(os.path.abspath(config.config_file_path or "mkdocs.yml")).parent
+        site = site_dir_problem(Path(os.path.abspath(config.site_dir)), config_dir)
+        problems += [site] if site is not None else []
         if problems:
             lines = "\n".join(f"  {problem.line()}" for problem in problems)
             raise PluginError(f"claimcheck: the wiki cannot be published as it is:\n{lines}")

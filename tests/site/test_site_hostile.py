@@ -103,6 +103,28 @@ def test_a_wiki_or_store_linked_out_of_the_project_is_refused(
         assert "wiki:1:1: error: the wiki folder is a symbolic link" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("site_dir", ["site", "build/site"])
+def test_a_site_folder_linked_elsewhere_is_never_emptied(tmp_path: Path, site_dir: str) -> None:
+    """MkDocs empties ``site_dir`` before building: a committed ``site -> ~/folder`` (or a link
+    on the way to it) must stop the build before anything there is deleted."""
+    project = copy_fixture("minisite", tmp_path / "project")
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "keep.txt").write_text("precious", encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("site_dir: site",
+                                                                 f"site_dir: {site_dir}"))
+    linked = project / site_dir.split("/")[0]
+    linked.symlink_to(victim if site_dir == "site" else tmp_path, target_is_directory=True)
+    if site_dir != "site":
+        (tmp_path / "site").symlink_to(victim, target_is_directory=True)
+    completed = _mkdocs(project)
+    assert completed.returncode != 0 and "Traceback" not in completed.stderr
+    assert f"{linked.name}: a symbolic link where a folder belongs" in completed.stderr
+    assert (victim / "keep.txt").read_text(encoding="utf-8") == "precious"
+    assert (victim / "sub").is_dir()
+
+
 def test_a_fifo_in_the_wiki_is_a_build_error_not_a_hang(tmp_path: Path) -> None:
     project = copy_fixture("minisite", tmp_path)
     os.mkfifo(project / "wiki" / "pipe.md")
