@@ -118,6 +118,11 @@ def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
     return CardError(message, path, line, col)
 
 
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Embeddings, overrides and isolates (LRE ... RLO, LRI ... PDI): a title, statement or quote
+holding one shows on the site in an order other than the one lint and reviewers read."""
+
+
 def read_text(path: Path, display: str) -> str:
     """Read a card as UTF-8, with size and encoding errors located."""
     try:
@@ -135,7 +140,7 @@ def read_text(path: Path, display: str) -> str:
     if len(data) > MAX_CARD_BYTES:
         raise _fail(f"card is larger than the limit of {MAX_CARD_BYTES:,} bytes", display)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
@@ -144,6 +149,14 @@ def read_text(path: Path, display: str) -> str:
             f"file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8",
             display, line, col,
         ) from None
+    bidi = _BIDI_CONTROLS.search(text)
+    if bidi is not None:
+        line = text.count("\n", 0, bidi.start()) + 1
+        col = bidi.start() - (text.rfind("\n", 0, bidi.start()) + 1) + 1
+        raise _fail(f"bidirectional control character U+{ord(bidi[0]):04X} is not allowed: it "
+                    "makes text display in another order than it reads (\"Trojan Source\"); "
+                    "right-to-left script needs none", display, line, col)
+    return text
 
 
 def split_front_matter(text: str, display: str) -> tuple[str, str, int]:
