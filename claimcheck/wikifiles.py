@@ -16,6 +16,7 @@ Entries whose name starts with ``.`` are skipped, as MkDocs and card loading ski
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -24,12 +25,33 @@ from claimcheck.errors import CardError
 _NOT_REGULAR = "not a regular file (a FIFO, socket or device cannot be part of the wiki)"
 
 
+_UNSAFE_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control and bidirectional-control characters, refused in the names of wiki files and folders."""
+
+
+def name_reason(name: str) -> str | None:
+    """Why a wiki file or folder may not be named ``name`` (``None``: it may)."""
+    odd = _UNSAFE_NAME.search(name)
+    if odd is None:
+        return None
+    return (f"a name holding the control character U+{ord(odd[0]):04X}: it would print or "
+            "display as another name (a line break, a reversed extension)")
+
+
+def shown_name(name: str) -> str:
+    """``name`` with its control characters written as ``\\uXXXX``, safe to print."""
+    return _UNSAFE_NAME.sub(lambda found: f"\\u{ord(found[0]):04x}", name)
+
+
 def unsafe_reason(path: Path, folder: Path, folder_ok: bool = False) -> str | None:
     """Why ``path`` must not be read as part of the wiki ``folder``, or ``None`` when it may be.
 
     ``folder`` is the wiki's root; ``path`` is a file under it (as listed, not yet resolved).
     With ``folder_ok``, a folder inside the wiki is acceptable too.
     """
+    odd = name_reason(os.path.relpath(path, folder))
+    if odd is not None:
+        return odd
     root = os.path.realpath(folder)
     try:
         if os.path.islink(path) and not os.path.exists(path):
@@ -86,7 +108,9 @@ def walk_wiki(folder: Path, shown: str | None = None) -> tuple[list[Path], list[
             if entry.name.startswith("."):
                 continue
             path = Path(entry.path)
-            if entry.is_symlink():
+            if (reason := name_reason(entry.name)) is not None:
+                pass  # never entered, never read
+            elif entry.is_symlink():
                 reason = unsafe_reason(path, folder, folder_ok=_is_dir(entry))
                 if reason is None and _is_dir(entry):
                     continue  # a linked folder that stays inside the wiki: not entered
@@ -98,7 +122,7 @@ def walk_wiki(folder: Path, shown: str | None = None) -> tuple[list[Path], list[
             else:
                 reason = _NOT_REGULAR
             if reason is not None:
-                relative = path.relative_to(folder).as_posix()
+                relative = shown_name(path.relative_to(folder).as_posix())
                 errors.append(CardError(reason, f"{base}/{relative}", 1, 1))
             elif entry.name.endswith(".md") and not entry.name.startswith("_"):
                 files.append(path)

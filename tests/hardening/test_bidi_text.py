@@ -39,3 +39,16 @@ def test_bidi_controls_are_located_errors(tmp_path: Path, char: str, where: str)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{shown}:{line}:" in done.stdout
     assert f"bidirectional control character U+{ord(char):04X}" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["\u202egnp.md", "a\nb.md", "d\u2066ir/x.md", "tab\there.md"])
+def test_wiki_names_with_control_characters_are_refused(tmp_path: Path, name: str) -> None:
+    root = hostile_project(tmp_path, [claim("c1", "tinymodels.hostile:ok", {"holds": True})],
+                           CHECKS)
+    path = root / "wiki" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# A page\n", encoding="utf-8")
+    done = cli(root, "lint", "wiki")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "a name holding the control character U+" in done.stdout
+    assert all(line.startswith("wiki/") for line in done.stdout.splitlines()), done.stdout
