@@ -77,3 +77,29 @@ def reconstruction_unmasked() -> None:
         return torch.ones(labels.shape[0], num_classes, dtype=dtype, device=labels.device)
 
     replace(module("models.train_loop"), "label_mask", all_capsules)
+
+
+def _schedules_changed(change: Any) -> None:
+    """Every training schedule of every model replaced by ``change(schedule)``."""
+    schedules = module("models.train_schedules")
+    table = {model: {name: change(schedule) for name, schedule in named.items()}
+             for model, named in schedules.SCHEDULES.items()}
+    replace(schedules, "SCHEDULES", table)
+
+
+@wrong_variant
+def schedule_without_shifts() -> None:
+    """Training without the random shifts of up to 2 px (§5), the images used as they are."""
+    _schedules_changed(lambda schedule: dataclasses.replace(schedule, augment="none"))
+
+
+@wrong_variant
+def schedule_without_decay() -> None:
+    """The learning rate kept at its initial value: the exponential decay left out."""
+    _schedules_changed(lambda schedule: dataclasses.replace(schedule, decay="none"))
+
+
+@wrong_variant
+def schedule_tenth_learning_rate() -> None:
+    """The initial learning rate ten times too small (1e-4 for Adam's 1e-3, a common slip)."""
+    _schedules_changed(lambda schedule: dataclasses.replace(schedule, lr=schedule.lr / 10))
