@@ -14,7 +14,8 @@ in ``docs/site.md``:
   every reader's browser fetch it (a tracking pixel) and the site would not work offline.
 * Author markup may not borrow the plugin's classes (``cc-*``): a hand-written "verified" badge
   loses its styling. Ids starting with ``__`` (Material's own ``#__config`` and friends) are
-  dropped, so a page cannot shadow the theme's elements.
+  dropped, so a page cannot shadow the theme's elements, and so are ids (and ``<a name>``)
+  starting with ``cc-`` or ``claim-``, the anchors of the plugin's hover cards and claim rows.
 * The plugin's own markup (badges, tables, dashboard, graph) is inserted *after* this pass; it
   comes from autoescaped Jinja templates, so every card or result string in it is text.
 * Front-matter values are text, escaped whatever their YAML type (:func:`clean_meta`);
@@ -57,6 +58,10 @@ _ATTRIBUTES = {
 _URL_SCHEMES = {"http", "https", "mailto"}
 _KEPT_DUNDER_IDS = ("__codelineno-", "__span-")  # pymdownx.highlight's line anchors
 _PLUGIN_CLASS = "cc-"
+_PLUGIN_IDS = (_PLUGIN_CLASS, "claim-")
+"""Ids the plugin gives its own elements: ``claim-<id>`` is a claim's row, which citations link
+to; an author element with that id, placed before the row, would take the link (a hand-written
+"verified" where the row should be)."""
 
 
 def _is_relative(url: str) -> bool:
@@ -77,9 +82,11 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
         kept = [word for word in value.split() if not word.startswith(_PLUGIN_CLASS)]
         return " ".join(kept) or None
     if name == "id" and (
-        value.startswith(_PLUGIN_CLASS)
+        value.startswith(_PLUGIN_IDS)
         or (value.startswith("__") and not value.startswith(_KEPT_DUNDER_IDS))
     ):
+        return None
+    if tag == "a" and name == "name" and value.startswith(_PLUGIN_IDS):
         return None
     return value
 

@@ -39,6 +39,10 @@ PAGE_ROWS = [
     ('<span class="cc-badge cc-badge--verified note">✓</span>', '<span class="note">✓</span>'),
     ('<div id="__config">{}</div>', "<div>{}</div>"),
     ('<span id="cc-card-0">x</span>', "<span>x</span>"),
+    # a claim's row is #claim-<id>: an author element with that id would take its citations
+    ('<h2 id="claim-params">✓ verified</h2>', "<h2>✓ verified</h2>"),
+    ('<a name="claim-params">x</a>', "<a>x</a>"),
+    ('<span id="claimed">x</span>', '<span id="claimed">x</span>'),
     ('<span id="__codelineno-0-1">x</span>', '<span id="__codelineno-0-1">x</span>'),
     ('<details open ontoggle="alert(1)"><summary>s</summary></details>',
      '<details open=""><summary>s</summary></details>'),
