@@ -326,6 +326,34 @@ def capsnet_primary_squash(ctx: CheckContext) -> Evidence:
 
 
 @claim_check(args=EfficientPresetArgs)
+def efficient_batchnorm_update(ctx: CheckContext) -> Evidence:
+    """Measured: the share of one training batch's mean that the first stem BatchNorm moves its
+    running mean by (PyTorch's ``momentum``; Keras' ``momentum`` is one minus it). Keras'
+    BatchNormalization, which the official code uses, keeps 0.99 of the running mean per batch."""
+    from models.registry import build_model
+
+    preset = EfficientPresetArgs.of(ctx).preset
+    torch.manual_seed(ctx.seed)
+    model = build_model("efficient_capsnet", preset).double().train()
+    norm = next(m for m in model.stem.modules() if isinstance(m, nn.BatchNorm2d))
+    before = norm.running_mean.clone()
+    seen: list[Tensor] = []
+    handle = norm.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
+    x = torch.randn(4, model.config.in_channels, model.config.image_size,
+                    model.config.image_size, generator=generator(ctx.seed), dtype=DTYPE)
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        handle.remove()
+    batch_mean = seen[0].mean(dim=(0, 2, 3))
+    share = float(((norm.running_mean - before) / (batch_mean - before)).mean())
+    return Evidence(measured=share, details=(
+        f"efficient_capsnet/{preset}, first stem BatchNorm after one training batch of 4 random "
+        f"images: running mean moved by {share:.6g} of the way to the batch mean"))
+
+
+@claim_check(args=EfficientPresetArgs)
 def efficient_primary_squash(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2 applied to the primary capsules (official code, PrimaryCaps
     layer): each 8-D primary capsule is the squash of 8 depthwise channels."""

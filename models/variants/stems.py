@@ -42,6 +42,19 @@ def stem_norm_before_activation() -> None:
 
 
 @wrong_variant
+def stem_batchnorm_keras_momentum() -> None:
+    """Keras' BatchNorm momentum 0.99 passed to PyTorch, where it is the new batch's share: the
+    running statistics follow each batch almost entirely instead of moving by 1%."""
+
+    def momentum(block: nn.Sequential) -> nn.Sequential:
+        if isinstance(block[2], nn.BatchNorm2d):
+            block[2].momentum = 0.99
+        return block
+
+    _rebuilt_blocks(momentum)
+
+
+@wrong_variant
 def stem_torch_leaky_slope() -> None:
     """The smallNORB stem's LeakyReLU with PyTorch's default slope 0.01 instead of Keras' 0.3."""
 
