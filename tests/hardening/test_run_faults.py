@@ -47,7 +47,7 @@ class Chunks(CheckArgs):
 
 @claim_check(args=Sleep)
 def slow(ctx):
-    Path(ctx.args["started"]).touch()
+    (ctx.root / ctx.args["started"]).touch()
     time.sleep(float(ctx.args["seconds"]))
     return Evidence(measured=True, details="slept")
 
@@ -76,11 +76,16 @@ def _verify_command(*extra: str) -> list[str]:
             "--format", "json", *extra]
 
 
-def _slow_claims(started: Path, seconds: float) -> list[dict[str, Any]]:
+STARTED = "slow-started"
+"""The file the slow check touches in the project root when it starts: a bare name, since a card
+may not choose a path outside the configured data roots (claimcheck/data_paths.py)."""
+
+
+def _slow_claims(seconds: float) -> list[dict[str, Any]]:
     return [
         claim("params", "params", {"at_least": 1}, args={"model": "tiny", "preset": "small"}),
         claim("slow", "tinymodels.faulty:slow", {"holds": True},
-              args={"started": str(started), "seconds": seconds}),
+              args={"started": STARTED, "seconds": seconds}),
         claim("holds", "tinymodels.checks:holds", {"holds": True}),
     ]
 
@@ -111,8 +116,8 @@ def _one_error_line(stderr: str) -> str:
 
 
 def test_second_verify_reports_the_running_one_and_both_finish(tmp_path: Path) -> None:
-    started = tmp_path / "started"
-    root = _project(tmp_path / "project", _slow_claims(started, 4.0))
+    root = _project(tmp_path / "project", _slow_claims(4.0))
+    started = root / STARTED
     first = subprocess.Popen(_verify_command(), cwd=root, env=_env(), text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -135,8 +140,8 @@ def test_second_verify_reports_the_running_one_and_both_finish(tmp_path: Path) -
 
 
 def test_kill_9_mid_run_leaves_a_readable_store_and_no_stuck_lock(tmp_path: Path) -> None:
-    started = tmp_path / "started"
-    root = _project(tmp_path / "project", _slow_claims(started, 30.0))
+    root = _project(tmp_path / "project", _slow_claims(30.0))
+    started = root / STARTED
     run = subprocess.Popen(_verify_command("--jobs", "1"), cwd=root, env=_env(), text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            start_new_session=True)
