@@ -17,7 +17,6 @@ unverified by design). Formats (:class:`OutputFormat`):
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -25,10 +24,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, TextIO
 
 from claimcheck import strict_json
-from claimcheck.cards import Expect
 from claimcheck.power_output import missed_message, power_lines, power_summary
-from claimcheck.textrows import MARKS, claim_block, plain_line, wrapped
-from claimcheck.verdict import Verdict, describe_expect, format_value
+from claimcheck.textrows import MARKS, claim_block, expected_text, plain_line, wrapped
+from claimcheck.verdict import Verdict, format_value
 
 if TYPE_CHECKING:  # rich is imported by the text formats only
     from rich.console import Console
@@ -90,16 +88,6 @@ class ClaimRow:
     def to_json(self) -> dict[str, Any]:
         """The JSON contract: every field, plus ``errored``."""
         return {**asdict(self), "errored": self.errored}
-
-
-def expected_text(expected: dict[str, Any] | None) -> str:
-    """The expectation in words (``approx 161000 ± 0.5%``), or ``-``."""
-    if not expected:
-        return "-"
-    try:
-        return describe_expect(Expect.model_validate(expected))
-    except ValueError:
-        return json.dumps(expected)
 
 
 def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool = False) -> None:

@@ -15,11 +15,13 @@ one plain line per claim (:func:`plain_line`), which greps well.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from claimcheck.verdict import format_value
+from claimcheck.cards import Expect
+from claimcheck.verdict import describe_expect, format_value
 
 if TYPE_CHECKING:
     from claimcheck.output import ClaimRow
@@ -44,14 +46,22 @@ def wrapped(text: str, width: int, indent: str = INDENT, first: str | None = Non
                          break_on_hyphens=False) or []
 
 
+def expected_text(expected: dict[str, Any] | None) -> str:
+    """The expectation in words (``approx 161000 ± 0.5%``), or ``-``."""
+    if not expected:
+        return "-"
+    try:
+        return describe_expect(Expect.model_validate(expected))
+    except ValueError:
+        return json.dumps(expected)
+
+
 def _measured(row: ClaimRow) -> str:
     return row.measured_text() if row.measured is not None else "-"
 
 
 def claim_block(row: ClaimRow, width: int, basis: str) -> list[str]:
     """One claim as lines of at most ``width`` characters (a longer word keeps its line)."""
-    from claimcheck.output import expected_text
-
     stale = " (stale)" if row.stale else ""
     head = (f"{MARKS[row.verdict]} {row.claim}  {_label(row)}{stale} · {basis} · "
             f"{row.where()}")
@@ -67,8 +77,6 @@ def claim_block(row: ClaimRow, width: int, basis: str) -> list[str]:
 
 def plain_line(row: ClaimRow, basis: str) -> str:
     """``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``."""
-    from claimcheck.output import expected_text
-
     measured = format_value(row.measured) if row.measured is not None else "-"
     parts = [row.claim, basis, row.verdict + (" (stale)" if row.stale else ""),
              f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
