@@ -32,16 +32,17 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from claimcheck.config import load_config  # noqa: E402
-from claimcheck.executor import Executor, LocalExecutor  # noqa: E402
-from claimcheck.ray_executor import (  # noqa: E402
+from claimcheck.cards.wiki import load_wiki  # noqa: E402
+from claimcheck.core.config import load_config  # noqa: E402
+from claimcheck.engine.executor import LocalExecutor  # noqa: E402
+from claimcheck.engine.ray_executor import (  # noqa: E402
     RayExecutor,
     import_ray,
     missing_ray_message,
     ray_installed,
 )
-from claimcheck.runner import RunOptions, verify  # noqa: E402
-from claimcheck.wiki import load_wiki  # noqa: E402
+from claimcheck.engine.runner import RunOptions, verify  # noqa: E402
+from claimcheck.engine.tasks import Executor  # noqa: E402
 from tests.engine.conftest import claim, write_project  # noqa: E402
 
 SMALL = {"model": "tiny", "preset": "small"}

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from claimcheck.config import load_config
-from claimcheck.lint import Level, lint_wiki
-from claimcheck.loader import _CARD_ADAPTER
-from claimcheck.wiki import card_files, load_wiki
+from claimcheck.authoring.lint import Level, lint_wiki
+from claimcheck.cards.loader import _CARD_ADAPTER
+from claimcheck.cards.wiki import card_files, load_wiki
+from claimcheck.core.config import load_config
 
 PAPERS = 10
 LOCATORS = ["§3.1", "tab. 2", "eq. 5", "fig. 4", "alg. 1"]

@@ -13,8 +13,8 @@ One interleaved run at 1 thread on the process's CPU clock (issue 17) gives:
     python benchmarks/ports.py --efficient-capsnet PATH --gram-ai PATH --bielski PATH \
         --inverted PATH [--rounds 3] [--models efficient capsnet inverted] [--reuse-freed-memory]
 
-``--reuse-freed-memory`` makes the process keep its freed memory (``models.allocator``, as our
-training runs do) for both sides alike, so that neither pays page faults per step.
+``--reuse-freed-memory`` makes the process keep its freed memory (``models.training.allocator``, as
+our training runs do) for both sides alike, so that neither pays page faults per step.
 
 Ports (any may be left out; the peak shares need none):
 
@@ -68,10 +68,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # routing.py, a siblin
 
 from routing import median_times
 
-from models.allocator import reuse_freed_memory
 from models.capsules import count_parameters, label_mask, margin_loss
 from models.registry import build_model
-from models.train_schedules import resolve_schedule
+from models.training.allocator import reuse_freed_memory
+from models.training.schedules import resolve_schedule
 
 Step = Callable[[], object]
 MakeOptimizer = Callable[[Iterable[nn.Parameter]], torch.optim.Optimizer]

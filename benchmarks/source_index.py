@@ -18,7 +18,7 @@ import statistics
 import tarfile
 import time
 
-from claimcheck.locators import parse_locator
+from claimcheck.cards.locators import parse_locator
 from claimcheck.sources.latex import read_source
 from claimcheck.sources.quotes import SourceIndex, check_quote
 

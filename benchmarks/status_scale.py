@@ -25,13 +25,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from claimcheck.config import load_config  # noqa: E402
-from claimcheck.output import render_status  # noqa: E402
-from claimcheck.recording import stored_row  # noqa: E402
-from claimcheck.status import collect_status  # noqa: E402
-from claimcheck.store import Result, ResultStore  # noqa: E402
-from claimcheck.verdict import Verdict  # noqa: E402
-from claimcheck.wiki import load_wiki  # noqa: E402
+from claimcheck.cards.wiki import load_wiki  # noqa: E402
+from claimcheck.core.config import load_config  # noqa: E402
+from claimcheck.engine.recording import stored_row  # noqa: E402
+from claimcheck.reports.formats import render_status  # noqa: E402
+from claimcheck.store.results import Result, ResultStore  # noqa: E402
+from claimcheck.store.status import collect_status  # noqa: E402
+from claimcheck.verdicts.verdict import Verdict  # noqa: E402
 from tests.engine.conftest import claim, write_project  # noqa: E402
 
 TABLE = """\
@@ -52,7 +52,7 @@ class Terminal:
 
 Console.is_terminal = property(lambda self: True)
 sys.stdout = Terminal(sys.stdout)
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -5,7 +5,7 @@ hours while a borrowed GPU may run one command for about ten minutes. Each invoc
 script therefore does one **piece** of at most ``--piece-minutes`` of training and exits:
 
 * it trains the first unfinished training claim through its own check, with per-seed
-  checkpoints after every epoch (``models/train_resume.py``) under ``--cache``; at the piece's
+  checkpoints after every epoch (``models/training/resume.py``) under ``--cache``; at the piece's
   deadline it stops between two epochs and exits with 75 ("more to do: run again");
 * a claim whose every seed has finished is then stored the ordinary way, by
   ``claimcheck verify --only CLAIM --budget full`` (which finds the finished seeds in the cache
@@ -40,13 +40,13 @@ EXIT_DONE, EXIT_MORE, EXIT_USAGE = 0, 75, 2
 
 def training_claims(project: Path, only: str | None) -> list[tuple[str, bool]]:
     """(global id, already stored fresh at ``full``) for every selected training claim."""
-    from claimcheck.cards import Tier
+    from claimcheck.cards.frontmatter import Tier
+    from claimcheck.cards.wiki import load_wiki
     from claimcheck.checks.resolve import claim_tier
-    from claimcheck.config import load_config
-    from claimcheck.runner import matches
-    from claimcheck.status import collect_status
-    from claimcheck.store import ResultStore
-    from claimcheck.wiki import load_wiki
+    from claimcheck.core.config import load_config
+    from claimcheck.engine.runner import matches
+    from claimcheck.store.results import ResultStore
+    from claimcheck.store.status import collect_status
 
     config = load_config(project)
     wiki = load_wiki(config)
@@ -69,10 +69,10 @@ def warm(project: Path, global_id: str, device: str) -> str:
 
     Returns ``"trained"``, ``"unavailable: why"``, or raises ``TrainingPaused``.
     """
+    from claimcheck.cards.wiki import load_wiki
     from claimcheck.checks.api import CheckContext, DataUnavailable
     from claimcheck.checks.resolve import resolve_check
-    from claimcheck.config import load_config
-    from claimcheck.wiki import load_wiki
+    from claimcheck.core.config import load_config
 
     config = load_config(project)
     ref = load_wiki(config).claim(global_id)
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["CLAIMCHECK_TRAIN_CACHE"] = str(cache)
     os.environ["CLAIMCHECK_TRAIN_DEADLINE"] = str(time.time() + 60.0 * options.piece_minutes)
 
-    from models.train_resume import TrainingPaused, start_piece
+    from models.training.resume import TrainingPaused, start_piece
 
     start_piece()
     plan = training_claims(project, options.only)

@@ -30,15 +30,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from claimcheck.config import load_config  # noqa: E402
-from claimcheck.executor import Listener, LocalExecutor, Outcome, Task  # noqa: E402
-from claimcheck.runner import RunOptions, verify  # noqa: E402
-from claimcheck.wiki import load_wiki  # noqa: E402
+from claimcheck.cards.wiki import load_wiki  # noqa: E402
+from claimcheck.core.config import load_config  # noqa: E402
+from claimcheck.engine.executor import LocalExecutor  # noqa: E402
+from claimcheck.engine.runner import RunOptions, verify  # noqa: E402
+from claimcheck.engine.tasks import Listener, Outcome, Task  # noqa: E402
 
 CACHED_RUN = """\
 import sys, time
 start = time.perf_counter()
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 code = main(['verify', *sys.argv[1:], '--format', 'json'])
 print(code, time.perf_counter() - start, 'torch' in sys.modules, file=sys.stderr)
 """

@@ -4,8 +4,14 @@ The public API is re-exported here; the work lives in small private-by-conventio
 Importing claimcheck never imports torch.
 """
 
-from claimcheck._version import __version__
-from claimcheck.cards import (
+from claimcheck.cards.citations import (
+    Citation,
+    CitationProblem,
+    CitationSyntaxError,
+    parse_citation,
+    scan_citations,
+)
+from claimcheck.cards.frontmatter import (
     Basis,
     Claim,
     CodeLink,
@@ -18,6 +24,9 @@ from claimcheck.cards import (
     Status,
     Tier,
 )
+from claimcheck.cards.loader import LoadedCard, load_card
+from claimcheck.cards.locators import Locator, LocatorError, LocatorKind, parse_locator
+from claimcheck.cards.wiki import ClaimRef, Wiki, card_files, is_card, load_cards, load_wiki
 from claimcheck.checks.api import (
     BuiltinCheck,
     CheckContext,
@@ -33,15 +42,15 @@ from claimcheck.checks.api import (
     unknown_kind_message,
 )
 from claimcheck.checks.declared import CheckArgs, CheckArgsError
-from claimcheck.citations import (
-    Citation,
-    CitationProblem,
-    CitationSyntaxError,
-    parse_citation,
-    scan_citations,
+from claimcheck.checks.markers import (
+    claim_check,
+    model_factory,
+    timing_factory,
+    trainer,
+    wrong_variant,
 )
-from claimcheck.config import ProjectConfig, load_config
-from claimcheck.errors import (
+from claimcheck.core.config import ProjectConfig, load_config
+from claimcheck.core.errors import (
     CardError,
     CheckReferenceError,
     ClaimcheckError,
@@ -49,26 +58,17 @@ from claimcheck.errors import (
     StoreError,
     UsageError,
 )
-from claimcheck.loader import LoadedCard, load_card
-from claimcheck.locators import Locator, LocatorError, LocatorKind, parse_locator
-from claimcheck.markers import (
-    Role,
-    claim_check,
-    model_factory,
-    timing_factory,
-    trainer,
-    wrong_variant,
-)
-from claimcheck.verdict import (
+from claimcheck.core.version import __version__
+from claimcheck.trust.roles import Role
+from claimcheck.verdicts.judge import judge
+from claimcheck.verdicts.verdict import (
     Judgement,
     Verdict,
     describe_expect,
     format_value,
-    judge,
     unverified,
     within,
 )
-from claimcheck.wiki import ClaimRef, Wiki, card_files, is_card, load_cards, load_wiki
 
 __all__ = [
     "Basis",

@@ -9,9 +9,10 @@ ablation claims switch back to ``capsnet`` itself.
 ``efficient_capsnet_dynamic`` is the ablation arm of arxiv:2101.12491:
 The paper replaces routing by agreement (arxiv:1710.09829 Procedure 1) with self-attention
 routing (arxiv:2101.12491 eqs. 3-6). To ask what the routing alone changes, this network keeps
-everything of :class:`models.self_attention_routing.EfficientCapsNet` (stem, depthwise primary
-capsules with their squash, decoder, length read-out) and swaps only the class-capsule layer for
-:class:`models.dynamic_routing.DynamicRouting` with ``iterations`` rounds of agreement
+everything of :class:`models.self_attention.efficient_capsnet.EfficientCapsNet` (stem, depthwise
+primary capsules with their squash, decoder, length read-out) and swaps only the class-capsule layer
+for
+:class:`models.dynamic.capsnet.DynamicRouting` with ``iterations`` rounds of agreement
 (16 primary capsules → 10 class capsules, one 16×8 matrix per pair, as in the original).
 It is a wiki experiment, not a model from either paper.
 """
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.dynamic_routing import CapsNet, CapsNetConfig, DynamicRouting
+from models.dynamic.capsnet import CapsNet, CapsNetConfig, DynamicRouting
 from models.registry import register_model
-from models.self_attention_routing import EfficientCapsNet, EfficientCapsNetConfig
+from models.self_attention.efficient_capsnet import EfficientCapsNet, EfficientCapsNetConfig
 
 NARROW_PRESETS = {
     "mnist": lambda: CapsNetConfig(conv_channels=64, primary_types=8),
@@ -33,7 +34,7 @@ NARROW_PRESETS = {
 
 @register_model("capsnet_narrow", NARROW_PRESETS)
 class CapsNetNarrow(CapsNet):
-    """:class:`models.dynamic_routing.CapsNet` under its own registry name, with narrow presets."""
+    """:class:`models.dynamic.capsnet.CapsNet` under its own registry name, with narrow presets."""
 
 
 @dataclass(frozen=True)

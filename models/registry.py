@@ -24,9 +24,9 @@ from typing import Any, TypeVar
 from claimcheck import model_factory
 
 FAMILY_MODULES = (
-    "models.dynamic_routing",
-    "models.self_attention_routing",
-    "models.inverted_routing",
+    "models.dynamic.capsnet",
+    "models.self_attention.efficient_capsnet",
+    "models.inverted.networks",
     "models.resnet",
     "models.ablation_models",
 )

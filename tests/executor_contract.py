@@ -1,7 +1,7 @@
 """The executor contract: one small project whose results every executor must reproduce exactly.
 
 Local with one job, local with two jobs and Ray all run the same claims through the real engine
-(:func:`claimcheck.runner.verify`, judge, store). Each stored result must match
+(:func:`claimcheck.engine.runner.verify`, judge, store). Each stored result must match
 :data:`EXPECTED`, derived by hand from the tiny test project, and each stored artifact must hold
 the same bytes, so the executors agree with each other as far as results are concerned.
 
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcheck.config import load_config
-from claimcheck.executor import Executor
-from claimcheck.runner import RunOptions, verify
-from claimcheck.store import ResultStore
-from claimcheck.wiki import load_wiki
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.core.config import load_config
+from claimcheck.engine.runner import RunOptions, verify
+from claimcheck.engine.tasks import Executor
+from claimcheck.store.results import ResultStore
 from tests.engine.conftest import claim, write_project
 
 ARXIV = "2101.00008"

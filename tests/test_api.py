@@ -8,13 +8,14 @@ import inspect
 import claimcheck
 
 PUBLIC_MODULES = [
-    "claimcheck.cards",
-    "claimcheck.citations",
-    "claimcheck.locators",
+    "claimcheck.cards.frontmatter",
+    "claimcheck.cards.citations",
+    "claimcheck.cards.locators",
     "claimcheck.checks.api",
-    "claimcheck.errors",
-    "claimcheck.verdict",
-    "claimcheck.wiki",
+    "claimcheck.core.errors",
+    "claimcheck.verdicts.verdict",
+    "claimcheck.verdicts.judge",
+    "claimcheck.cards.wiki",
 ]
 
 

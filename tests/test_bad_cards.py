@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 
 BAD = Path(__file__).parent / "cards" / "bad"
 GOLDEN = {

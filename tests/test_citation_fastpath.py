@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from claimcheck import codespans
+from claimcheck.cards import codespans
 
 BODIES = [
     "Plain `code [arxiv:2101.12491 §1]` and text [arxiv:2101.12491 §1].\n",

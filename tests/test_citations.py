@@ -7,14 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from claimcheck.citations import (
+from claimcheck.cards.citations import (
     Citation,
     CitationProblem,
     CitationSyntaxError,
     parse_citation,
     scan_citations,
 )
-from claimcheck.locators import parse_locator
+from claimcheck.cards.locators import parse_locator
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.citations import CitationSyntaxError, parse_citation
-from claimcheck.cli import main
+from claimcheck.cards.citations import CitationSyntaxError, parse_citation
+from claimcheck.cli.main import main
 
 CLAIMS = "\n".join(
     f"  - id: row-{n}\n    cite: tab. 1\n    statement: Row {n}.\n    unverified: a test"

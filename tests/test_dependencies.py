@@ -22,7 +22,7 @@ MODULE_OF = {"pyyaml": "yaml", "markdown-it-py": "markdown_it", "mkdocs-material
 
 NOT_IMPORTED = {
     "mkdocs-material": "the site's theme: MkDocs loads it by name from mkdocs.yml",
-    "numpy": "preloaded into the check workers with torch (claimcheck/executor.py)",
+    "numpy": "preloaded into the check workers with torch (claimcheck/engine/executor.py)",
 }
 """Dependencies the tool needs without an import statement, each with its reason."""
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.exitcodes import ExitCode
-from claimcheck.project_init import PACKAGE
+from claimcheck.authoring.project_init import PACKAGE
+from claimcheck.cli.main import main
+from claimcheck.core.exitcodes import ExitCode
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck import yamlsource
-from claimcheck.config import load_config
-from claimcheck.lint import lint_wiki
-from claimcheck.loader import read_text
-from claimcheck.wiki import load_wiki
+from claimcheck.authoring.lint import lint_wiki
+from claimcheck.cards import yamlsource
+from claimcheck.cards.loader import read_text
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.core.config import load_config
 
 YAML = "kind: paper\nclaims:\n  - id: a\n    args: {model: m, n: 3}\n  - id: b\n"
 CARD = (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,7 +126,7 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_repo_wiki_lints_without_importing_torch() -> None:
     code = (
-        "import sys; from claimcheck.cli import main; "
+        "import sys; from claimcheck.cli.main import main; "
         "rc = main(['lint', 'wiki']); "
         "print('torch' in sys.modules, rc)"
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 
 PAPER = """---
 kind: paper

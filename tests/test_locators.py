@@ -1,4 +1,4 @@
-"""Locator grammar, near-miss hints and containment (see claimcheck/locators.py)."""
+"""Locator grammar, near-miss hints and containment (see claimcheck/cards/locators.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claimcheck.locators import Locator, LocatorError, LocatorKind, parse_locator
+from claimcheck.cards.locators import Locator, LocatorError, LocatorKind, parse_locator
 
 S, T, F, E = LocatorKind.SECTION, LocatorKind.TABLE, LocatorKind.FIGURE, LocatorKind.EQUATION
 A, X, P = LocatorKind.ALGORITHM, LocatorKind.APPENDIX, LocatorKind.PAGE

@@ -10,11 +10,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
-from claimcheck.schema import card_json_schema
-from claimcheck.wiki import card_files, is_card
-from claimcheck.yamlsource import load_yaml
+from claimcheck.authoring.schema import card_json_schema
+from claimcheck.cards.wiki import card_files, is_card
+from claimcheck.cards.yamlsource import load_yaml
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

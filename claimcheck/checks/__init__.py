@@ -1,1 +1,2 @@
-"""The check engine: the check API, the built-in check kinds, and how checks are resolved."""
+"""The check API that content code uses, the built-in check kinds, and how a claim's check is
+resolved."""

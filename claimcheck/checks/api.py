@@ -1,7 +1,7 @@
 """The check API: what a check receives (:class:`CheckContext`) and returns (:class:`Evidence`).
 
 A check measures; it never decides. The verdict comes from comparing ``Evidence.measured`` with
-the claim's ``expect`` (see :mod:`claimcheck.verdict`).
+the claim's ``expect`` (see :mod:`claimcheck.verdicts.verdict`).
 
 Built-in kinds register with :func:`register_check`; custom checks are plain functions named in a
 card as ``module.path:function`` under the project's import roots. Both have the signature
@@ -19,9 +19,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from claimcheck.cards import Tier
-from claimcheck.config import ProjectConfig
-from claimcheck.errors import CheckReferenceError
+from claimcheck.cards.frontmatter import Tier
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.errors import CheckReferenceError
 
 Measured = float | int | bool | str | list[Any] | None
 ProgressHook = Callable[[str, "float | None"], None]
@@ -58,8 +58,8 @@ class Evidence:
 
     ``artifacts`` maps a name (``curve_svg``) to a file name inside ``ctx.scratch``; the engine
     moves the files into the results store. ``interval`` is the record of
-    :meth:`claimcheck.stats.Interval.as_record` when the figure was measured over seeds; the
-    verdict then follows the interval (:mod:`claimcheck.interval_verdict`).
+    :meth:`claimcheck.checks.stats.Interval.as_record` when the figure was measured over seeds; the
+    verdict then follows the interval (:mod:`claimcheck.verdicts.interval`).
     """
 
     measured: Measured

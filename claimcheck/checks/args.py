@@ -4,7 +4,7 @@ A typo in a claim's ``args`` (``modle:``, a model or preset name that does not e
 pass lint and fail only at ``verify``. Each built-in kind now declares its args here; lint
 validates them without importing torch, names and presets come from the registry's source
 (:mod:`claimcheck.checks.catalog`), and every problem is reported at the offending key with a
-"did you mean". The same models feed the exported JSON Schema (:mod:`claimcheck.schema`).
+"did you mean". The same models feed the exported JSON Schema (:mod:`claimcheck.authoring.schema`).
 
 ======  ==================================================================================
 kind    args
@@ -32,8 +32,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from claimcheck.cards.loader import choice_hint
 from claimcheck.checks.catalog import ModelCatalog, TrainerFacts
-from claimcheck.loader import choice_hint
 
 __all__ = ["ARGS_MODELS", "REFERENCE_PATTERN", "ArgsProblem", "args_problems"]
 

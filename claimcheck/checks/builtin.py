@@ -7,7 +7,7 @@ torch is imported inside the functions only, so that loading the registry (``cla
 Models are named either by the project's registry, ``{model: NAME, preset: PRESET}`` (built with
 ``[tool.claimcheck] model_factory``), or by a factory marked ``@model_factory``,
 ``{factory: "module:callable"}``; both take optional ``kwargs`` passed on to the builder. The
-factories of ``timing`` must be marked ``@timing_factory`` (:mod:`claimcheck.trust`).
+factories of ``timing`` must be marked ``@timing_factory`` (:mod:`claimcheck.trust.boundary`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, get_builtin, register_check
 from claimcheck.checks.resolve import load_callable
-from claimcheck.markers import Role
+from claimcheck.trust.roles import Role
 
 if TYPE_CHECKING:
     import torch

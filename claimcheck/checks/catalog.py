@@ -5,7 +5,7 @@ torch or the project's content code. The facts come from the configured ``model_
 (``[tool.claimcheck] model_factory``) and the modules it names:
 
 * every module-level tuple or list of dotted strings in the factory's module that names a project
-  module (``FAMILY_MODULES = ("models.dynamic_routing", ...)``), and every project module it
+  module (``FAMILY_MODULES = ("models.dynamic.capsnet", ...)``), and every project module it
   imports, is scanned as well;
 * a class or function decorated ``@register_model("name", PRESETS)`` (or
   ``@registry.register_model(...)``) registers ``name``; ``PRESETS`` is a dict literal, inline or
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from claimcheck.config import ModuleRoot, ProjectConfig
-from claimcheck.references import SourceIndex, find_module_file, within
+from claimcheck.core.config import ModuleRoot, ProjectConfig
+from claimcheck.trust.references import SourceIndex, find_module_file, within
 
 __all__ = [
     "ModelCatalog", "TrainerFacts", "marked_callables", "model_catalog", "trainer_facts",

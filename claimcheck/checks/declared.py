@@ -31,9 +31,9 @@ from typing import Any, Literal, Optional, TypeVar, Union
 
 from pydantic import TypeAdapter, ValidationError
 
-from claimcheck.config import ProjectConfig
-from claimcheck.errors import ClaimcheckError
-from claimcheck.references import find_module_file
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.errors import ClaimcheckError
+from claimcheck.trust.references import find_module_file
 
 __all__ = [
     "ARGS_ATTRIBUTE", "ArgField", "ArgsDeclarationError", "CheckArgs", "CheckArgsError",

@@ -2,9 +2,9 @@
 
 A built-in kind (``params``) comes from the registry of :mod:`claimcheck.checks.api`. A function
 named in a card (a custom check, or a factory or trainer in a built-in kind's args) is first
-located statically by :func:`claimcheck.trust.resolve_reference`, which refuses anything that is
-not a public function of the content package carrying the role's marker, and only then imported
-with the import roots first on ``sys.path``; the imported object must carry the marker too.
+located statically by :func:`claimcheck.trust.boundary.resolve_reference`, which refuses anything
+that is not a public function of the content package carrying the role's marker, and only then
+imported with the import roots first on ``sys.path``; the imported object must carry the marker too.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from claimcheck.cards import Claim, Tier
+from claimcheck.cards.frontmatter import Claim, Tier
 from claimcheck.checks.api import CheckFunction, get_builtin
 from claimcheck.checks.declared import checked_call
-from claimcheck.config import ProjectConfig
-from claimcheck.errors import CheckReferenceError
-from claimcheck.markers import Role, marker_of
-from claimcheck.references import is_reference
-from claimcheck.trust import refusal_rule, resolve_reference, role_noun
+from claimcheck.checks.markers import marker_of
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.errors import CheckReferenceError
+from claimcheck.trust.boundary import refusal_rule, resolve_reference, role_noun
+from claimcheck.trust.references import is_reference
+from claimcheck.trust.roles import Role
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ def load_callable(
 ) -> Callable[..., Any]:
     """Import the function named by ``module.path:attribute`` for ``role``.
 
-    The name must pass the trust boundary (:func:`claimcheck.trust.resolve_reference`) and the
-    imported object must carry the role's marker. ``role=None`` is only for the project's own
+    The name must pass the trust boundary (:func:`claimcheck.trust.boundary.resolve_reference`) and
+    the imported object must carry the role's marker. ``role=None`` is only for the project's own
     ``[tool.claimcheck]`` settings (``model_factory``, ``trainer``): no marker is asked for.
     """
     reference = resolve_reference(text, config, role=role)

@@ -7,8 +7,8 @@ expects the plain dict described in docs/architecture.md, "Trainer contract". It
 
 * reports ``measured`` = the mean of ``per_seed`` (``details`` carry the std and every seed)
   and ``interval``, its confidence interval at the project's level (``[tool.claimcheck]
-  confidence``, :mod:`claimcheck.stats`): seed spread plus, when the trainer says the figure is
-  a percentage of ``evaluation.examples`` held-out examples, the binomial error of that set;
+  confidence``, :mod:`claimcheck.checks.stats`): seed spread plus, when the trainer says the figure
+  is a percentage of ``evaluation.examples`` held-out examples, the binomial error of that set;
   with the trainer's ``evaluation.chance``, the verdict can say "no signal at this budget";
 * takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
   protocol);
@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from claimcheck import strict_json
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, register_check
-from claimcheck.stats import ChanceLevel, Interval, seed_interval
+from claimcheck.checks.stats import ChanceLevel, Interval, seed_interval
+from claimcheck.core import strict_json
 
 REQUIRED_KEYS = ("metric", "per_seed", "seeds", "curves", "device", "data", "fidelity", "details")
 
@@ -114,7 +114,7 @@ def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
 def train_check(ctx: CheckContext) -> Evidence:
     """Run the configured trainer on the claim's args; see the module docstring."""
     from claimcheck.checks.resolve import load_callable
-    from claimcheck.markers import Role
+    from claimcheck.trust.roles import Role
 
     args = dict(ctx.args)
     named = args.pop("trainer", None)

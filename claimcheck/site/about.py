@@ -1,13 +1,13 @@
 """What a claim's verdict is evidence of, as every view of it shows: basis, quote, secondary source.
 
 A green badge on ``eq. 3`` may speak about the paper or only about our code; the basis says which
-(:mod:`claimcheck.basis`), and the site shows it wherever it shows the verdict: on the badge,
+(:mod:`claimcheck.cards.basis`), and the site shows it wherever it shows the verdict: on the badge,
 in the hover card, in the claims table and in the dashboard's counts. A claim's quote is shown
 with the state of its check against the paper's cached source; a claim whose figure rests on a
 secondary source says so. The site speaks to readers: where the paper's source is not in the
 cache, it says "quote not yet checked against the paper"; the command that fetches it is
 ``claimcheck lint``'s business. A claim whose locator was confirmed only at second hand (in a
-translation or a secondary quotation: :class:`claimcheck.readings.CopyKind`) shows a ‡ and the
+translation or a secondary quotation: :class:`claimcheck.cards.readings.CopyKind`) shows a ‡ and the
 copy's name.
 
 A ``textual`` claim's verdict is derived from its quote on every read
@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from claimcheck.basis import BASIS_LEGEND
-from claimcheck.cards import Basis, Claim, PaperCard
+from claimcheck.cards.basis import BASIS_LEGEND
+from claimcheck.cards.frontmatter import Basis, Claim, PaperCard
+from claimcheck.cards.wiki import ClaimRef
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
-from claimcheck.wiki import ClaimRef
 
 if TYPE_CHECKING:  # the quote checker (LaTeX indexing) is imported only for wikis with quotes
     from claimcheck.sources.checker import QuoteChecker

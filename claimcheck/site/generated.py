@@ -22,8 +22,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
-from claimcheck.identifiers import paper_label, paper_link
-from claimcheck.safe_fs import UnsafeEntry, read_bytes
+from claimcheck.cards.identifiers import paper_label, paper_link
+from claimcheck.core.safe_fs import UnsafeEntry, read_bytes
 from claimcheck.site.assets import ASSETS_DIR
 from claimcheck.site.graph import Citer, dot_available, overview_dot, paper_dot, render_svgs
 from claimcheck.site.nav import INDEX_NAMES, Listing, crowded_folders, index_src
@@ -33,7 +33,7 @@ from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.sources import PageSource
 from claimcheck.site.svgclean import MAX_SVG_BYTES, clean_svg
 from claimcheck.site.views import ClaimView
-from claimcheck.store import result_stem
+from claimcheck.store.results import result_stem
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 

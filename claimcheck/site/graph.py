@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from claimcheck.identifiers import paper_label
+from claimcheck.cards.identifiers import paper_label
 from claimcheck.site.svgclean import clean_svg
 from claimcheck.site.views import SYMBOLS, ClaimView, Tally
 

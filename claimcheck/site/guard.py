@@ -4,7 +4,7 @@ Checked in ``on_files``, before MkDocs reads anything; every problem is collecte
 stops with one line per problem (:class:`mkdocs.exceptions.PluginError`):
 
 * a file whose real path leaves the wiki, or that is not a regular file
-  (:func:`claimcheck.wikifiles.unsafe_reason`);
+  (:func:`claimcheck.cards.wikifiles.unsafe_reason`);
 * before that, in ``on_pre_build``, a linked folder that MkDocs's own listing would follow out
   of the wiki or round in a loop (:func:`linked_folder_problems`);
 * a file that would be published as it is although it could carry script: HTML, XML, JSON-P,
@@ -28,9 +28,9 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
-from claimcheck import safe_fs
+from claimcheck.cards.wikifiles import unsafe_reason
+from claimcheck.core import safe_fs
 from claimcheck.site.svgclean import clean_svg
-from claimcheck.wikifiles import unsafe_reason
 
 PUBLISHED_AS_IS = {
     ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico", ".bmp", ".pdf", ".txt", ".csv",

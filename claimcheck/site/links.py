@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from claimcheck.citations import Citation
-from claimcheck.identifiers import paper_link
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.identifiers import paper_link
 from claimcheck.site.citeview import ClaimLinks
 from claimcheck.site.siteindex import SiteIndex
 from claimcheck.site.views import ClaimView

@@ -15,8 +15,8 @@ from typing import Any
 
 from markupsafe import escape
 
-from claimcheck.citations import Citation
-from claimcheck.loader import LoadedCard
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.loader import LoadedCard
 from claimcheck.site.citeview import CardBook, CitationView
 
 CLAIMS_MARKER = re.compile(r"^[ \t]*<!--[ \t]*claimcheck:claims[ \t]*-->[ \t]*$", re.MULTILINE)

@@ -16,8 +16,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from claimcheck.cards import ConceptCard, PaperCard
-from claimcheck.citations import Citation
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.frontmatter import ConceptCard, PaperCard
 from claimcheck.site.citeview import CardBook, CitationView, HoverCard
 from claimcheck.site.links import Linker, citation_anchor, explanation_anchors
 from claimcheck.site.pages import PageState

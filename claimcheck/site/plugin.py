@@ -62,8 +62,9 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from claimcheck.config import load_config
-from claimcheck.errors import ClaimcheckError
+from claimcheck.cards.wikifiles import leaves_project
+from claimcheck.core.config import load_config
+from claimcheck.core.errors import ClaimcheckError
 from claimcheck.site import assets
 from claimcheck.site.generated import GeneratedPages
 from claimcheck.site.guard import Problem, check_files, linked_folder_problems, site_dir_problem
@@ -75,7 +76,6 @@ from claimcheck.site.render import Renderer
 from claimcheck.site.sanitize import clean_fragment, clean_page_html, unsafe_markup
 from claimcheck.site.siteindex import SiteIndex, build_index
 from claimcheck.site.sources import PageSource, page_sources
-from claimcheck.wikifiles import leaves_project
 
 log = logging.getLogger("mkdocs.plugins.claimcheck")
 

@@ -18,9 +18,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
-from claimcheck.cards import PaperCard
-from claimcheck.identifiers import PaperId, paper_label
+from claimcheck.cards.basis import BASIS_LEGEND, BASIS_ORDER
+from claimcheck.cards.frontmatter import PaperCard
+from claimcheck.cards.identifiers import PaperId, paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.inline import inline_markdown
 from claimcheck.site.legendview import badge_samples

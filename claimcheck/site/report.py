@@ -14,10 +14,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from claimcheck.config import ProjectConfig, load_config
-from claimcheck.errors import ClaimcheckError, UsageError
-from claimcheck.exitcodes import ExitCode
-from claimcheck.identifiers import paper_label
+from claimcheck.cards.identifiers import paper_label
+from claimcheck.core.config import ProjectConfig, load_config
+from claimcheck.core.errors import ClaimcheckError, UsageError
+from claimcheck.core.exitcodes import ExitCode
 from claimcheck.site.render import (
     Renderer,
     SourceHref,

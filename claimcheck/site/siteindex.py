@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar
 
-from claimcheck.citations import Citation
-from claimcheck.config import ProjectConfig
-from claimcheck.conflicts import refused_identities
-from claimcheck.loader import LoadedCard
-from claimcheck.plainpages import PlainPage
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.loader import LoadedCard
+from claimcheck.cards.plainpages import PlainPage
+from claimcheck.cards.wiki import Wiki, load_wiki
+from claimcheck.core.config import ProjectConfig
 from claimcheck.site.about import needs_quotes
 from claimcheck.site.views import ClaimView, SourceLink, build_view
-from claimcheck.verdict import Verdict
-from claimcheck.wiki import Wiki, load_wiki
+from claimcheck.store.conflicts import refused_identities
+from claimcheck.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
-    from claimcheck.status import StoredStatus
+    from claimcheck.store.status import StoredStatus
 
 CURVE_ARTIFACT = "curve_svg"
 Page = TypeVar("Page", LoadedCard, PlainPage)
@@ -118,8 +118,8 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             index.views[ref.global_id] = build_view(ref, None, False, config, None, sources,
                                                     quotes)
         return index
-    from claimcheck.status import collect_status
-    from claimcheck.store import ResultStore
+    from claimcheck.store.results import ResultStore
+    from claimcheck.store.status import collect_status
 
     store = ResultStore(results, config.root)
     statuses = collect_status(wiki, store)
@@ -146,11 +146,12 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
 
 def _add_power(index: SiteIndex, statuses: list[StoredStatus], config: ProjectConfig,
                results: Path) -> None:
-    """Each checked claim's power (:mod:`claimcheck.power`), for a project with a catalogue."""
-    from claimcheck.fingerprint import Fingerprinter
-    from claimcheck.power import claim_power
-    from claimcheck.power_store import PowerStore
-    from claimcheck.variants import load_catalogue
+    """Each checked claim's power (:mod:`claimcheck.store.power`), for a project with a
+    catalogue."""
+    from claimcheck.store.fingerprint import Fingerprinter
+    from claimcheck.store.power import claim_power
+    from claimcheck.store.power_results import PowerStore
+    from claimcheck.trust.variants import load_catalogue
 
     fingerprints = Fingerprinter(config, cache_dir=results / "cache")
     catalogue = load_catalogue(config, fingerprints.index)

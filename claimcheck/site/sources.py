@@ -4,8 +4,8 @@ MkDocs would open every file under ``docs_dir`` itself, follow symbolic links, b
 and parse front matter with PyYAML's full alias expansion. The plugin instead hands MkDocs each
 page's text from memory (``File.content_string``, MkDocs 1.6), as read by claimcheck's loader:
 
-* the file was checked by :mod:`claimcheck.wikifiles` (inside the wiki, a regular file);
-* front matter was parsed by :func:`claimcheck.yamlsource.load_yaml` (no aliases, no tags,
+* the file was checked by :mod:`claimcheck.cards.wikifiles` (inside the wiki, a regular file);
+* front matter was parsed by :func:`claimcheck.cards.yamlsource.load_yaml` (no aliases, no tags,
   bounded depth), and only an empty ``{}`` block is left for MkDocs to parse;
 * the page's metadata is kept here, escaped by :func:`claimcheck.site.sanitize.clean_meta`, and
   given to the page in ``on_page_markdown``;
@@ -24,15 +24,15 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.utils import meta as mkdocs_meta
 
-from claimcheck.cards import ConceptCard, PaperCard
-from claimcheck.citations import Citation, CitationProblem, scan_citations
-from claimcheck.errors import CardError
-from claimcheck.loader import LoadedCard, read_text, split_front_matter
-from claimcheck.plainpages import PlainPage, load_plain_page
+from claimcheck.cards.citations import Citation, CitationProblem, scan_citations
+from claimcheck.cards.frontmatter import ConceptCard, PaperCard
+from claimcheck.cards.loader import LoadedCard, read_text, split_front_matter
+from claimcheck.cards.plainpages import PlainPage, load_plain_page
+from claimcheck.cards.yamlsource import YamlProblem, load_yaml
+from claimcheck.core.errors import CardError
 from claimcheck.site.guard import Problem, from_wiki
 from claimcheck.site.sanitize import clean_meta, clean_text
 from claimcheck.site.siteindex import SiteIndex
-from claimcheck.yamlsource import YamlProblem, load_yaml
 
 EMPTY_FRONT_MATTER = "---\n{}\n---\n"
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claimcheck.config import ProjectConfig
-from claimcheck.errors import ClaimcheckError
-from claimcheck.interval_verdict import interval_display
+from claimcheck.cards.wiki import ClaimRef
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.errors import ClaimcheckError
 from claimcheck.site.about import About, about, textual_verdict
 from claimcheck.site.paths import scrub_paths
-from claimcheck.store import Result
-from claimcheck.wiki import ClaimRef
+from claimcheck.store.results import Result
+from claimcheck.verdicts.interval import interval_display
 
 if TYPE_CHECKING:
     from claimcheck.sources.checker import QuoteChecker
@@ -78,7 +78,7 @@ class ClaimView:
     environment_note: str = ""
     """How the environment of the stored run differs from this one (provenance, not staleness)."""
     power: str = ""
-    """What the claim would have caught (:mod:`claimcheck.power`): ``catches 3 of 3 listed
+    """What the claim would have caught (:mod:`claimcheck.store.power`): ``catches 3 of 3 listed
     wrong variants``; empty where the project has no catalogue of wrong variants."""
     power_all_caught: bool | None = None
     """Whether every listed variant is caught; ``None`` unless the claim is verified and lists
@@ -211,7 +211,7 @@ def check_source(
 ) -> SourceLink | None:
     """Where the claim's check is defined: the custom function's ``def`` line or the built-in's.
 
-    Custom checks are located statically (``claimcheck.references``); nothing is imported from
+    Custom checks are located statically (``claimcheck.trust.references``); nothing is imported from
     the project. Without a check (an ``unverified:`` claim) the link is the claim in its card.
     ``cache`` (check name -> link) spares resolving a check that many claims share.
     """
@@ -228,7 +228,7 @@ def check_source(
 def _locate_check(check: str, config: ProjectConfig) -> SourceLink | None:
     try:
         if ":" in check:
-            from claimcheck.references import resolve_reference
+            from claimcheck.trust.boundary import resolve_reference
 
             resolved = resolve_reference(check, config)
             return _project_link(resolved.file, resolved.line, config)

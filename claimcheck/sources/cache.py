@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claimcheck import safe_fs, strict_json
-from claimcheck.cards import PaperCard, SourceKind
-from claimcheck.config import ProjectConfig
-from claimcheck.provenance import now_iso
-from claimcheck.safe_fs import UnsafeEntry
+from claimcheck.cards.frontmatter import PaperCard, SourceKind
+from claimcheck.core import safe_fs, strict_json
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.provenance import now_iso
+from claimcheck.core.safe_fs import UnsafeEntry
 
 if TYPE_CHECKING:
     from claimcheck.sources.quotes import SourceIndex
@@ -92,7 +92,7 @@ class SourceCache:
     """Read and write the cache at ``folder``.
 
     A cache configured inside the project may be committed, so it is untrusted like the results
-    store: every file is read and written through :mod:`claimcheck.safe_fs` from ``boundary``
+    store: every file is read and written through :mod:`claimcheck.core.safe_fs` from ``boundary``
     (the project for a configured cache, else the folder that holds the cache), never through a
     link, and a read is bounded by the download limit.
     """

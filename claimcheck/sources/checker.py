@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claimcheck.cards import Basis, Claim, PaperCard, SourceKind
-from claimcheck.citations import Citation
-from claimcheck.config import ProjectConfig
-from claimcheck.locators import Locator, LocatorError, parse_locator
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.frontmatter import Basis, Claim, PaperCard, SourceKind
+from claimcheck.cards.locators import Locator, LocatorError, parse_locator
+from claimcheck.core.config import ProjectConfig
 from claimcheck.sources.cache import CachedSource, SourceCache
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
 

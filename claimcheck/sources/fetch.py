@@ -31,10 +31,10 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
-from claimcheck._version import __version__
-from claimcheck.cards import PaperCard, SourceKind
-from claimcheck.errors import ClaimcheckError
-from claimcheck.loader import LoadedCard
+from claimcheck.cards.frontmatter import PaperCard, SourceKind
+from claimcheck.cards.loader import LoadedCard
+from claimcheck.core.errors import ClaimcheckError
+from claimcheck.core.version import __version__
 from claimcheck.sources.cache import MAX_SOURCE_BYTES, SourceCache, sha256_of
 from claimcheck.sources.pins import write_pin
 

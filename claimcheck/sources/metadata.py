@@ -18,7 +18,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.identifiers import PaperId
+from claimcheck.cards.identifiers import PaperId
 from claimcheck.sources.fetch import FetchError, arxiv_api_entry, base_url, http_get
 
 __all__ = ["Metadata", "lookup"]

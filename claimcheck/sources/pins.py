@@ -13,8 +13,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from claimcheck.cards import IDENTITY_FIELDS, PaperCard, SourceKind
-from claimcheck.errors import CardError
+from claimcheck.cards.frontmatter import IDENTITY_FIELDS, PaperCard, SourceKind
+from claimcheck.core.errors import CardError
 
 __all__ = ["pin_line", "write_pin"]
 
@@ -56,7 +56,7 @@ def _pinned_text(text: str, line: str) -> str:
 def write_pin(path: Path, card: PaperCard, version: int | None, kind: SourceKind, sha256: str,
               url: str | None = None) -> None:
     """Pin ``card``'s source in the file at ``path`` (see the module docstring)."""
-    from claimcheck.loader import load_card
+    from claimcheck.cards.loader import load_card
 
     original = path.read_text(encoding="utf-8")
     if card.arxiv is None:

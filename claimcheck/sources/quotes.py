@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from claimcheck.locators import Locator, LocatorKind
+from claimcheck.cards.locators import Locator, LocatorKind
 from claimcheck.sources.latex import LatexProject, flatten
 from claimcheck.sources.outcome import QuoteCheck, QuoteState
 from claimcheck.sources.structure import Region, Structure, build_regions

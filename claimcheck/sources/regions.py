@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from claimcheck.locators import Locator, LocatorKind
+from claimcheck.cards.locators import Locator, LocatorKind
 
 __all__ = ["Region", "Structure", "letters", "locator_of"]
 

@@ -3,9 +3,9 @@
 * :func:`paired_difference` trains two arms (two train specs, ``a`` and ``b``, each merged over
   ``common``) on the same seeds and budget, and measures the mean over seeds of ``b - a`` in the
   metric's unit (percentage points of held-out error or accuracy). Its interval
-  (:func:`claimcheck.stats.seed_interval`) combines the spread of the per-seed differences with
-  both arms' binomial error on the held-out set, a conservative bound for two networks scored on
-  the same examples. Both arms must beat chance, or the verdict is "no signal at this budget".
+  (:func:`claimcheck.checks.stats.seed_interval`) combines the spread of the per-seed differences
+  with both arms' binomial error on the held-out set, a conservative bound for two networks scored
+  on the same examples. Both arms must beat chance, or the verdict is "no signal at this budget".
 * :func:`pose_vs_length_under_shift` trains capsule networks and, on held-out digits they
   classify correctly, shifts each input by 1 and 2 px (up, down, left, right) and compares how
   much the winning capsule changes: its **orientation** ``‖v'/‖v'‖ - v/‖v‖‖`` (the pose, which
@@ -32,7 +32,7 @@ import numpy as np
 
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
-from claimcheck.stats import ChanceLevel, seed_interval
+from claimcheck.checks.stats import ChanceLevel, seed_interval
 
 SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (-2, 0), (0, 2), (0, -2))
 
@@ -80,7 +80,7 @@ def chance_of(result: Mapping[str, Any], label: str) -> ChanceLevel:
 @claim_check(args=PairedArgs)
 def paired_difference(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of metric(b) - metric(a), in percentage points."""
-    from models.training import run_training
+    from models.training.run import run_training
 
     args = PairedArgs.of(ctx)
     labels = {"a": args.label_a, "b": args.label_b}
@@ -168,7 +168,7 @@ def shifted(images: np.ndarray, dy: int, dx: int) -> np.ndarray:
 def pose_vs_length_under_shift(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of (orientation change / relative length change) under 1-2 px
     shifts of correctly classified held-out digits."""
-    from models.training import train_seeds
+    from models.training.run import train_seeds
 
     spec = dict(TrainSpecArgs.of(ctx).train)
     if not spec:

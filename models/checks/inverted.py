@@ -1,6 +1,6 @@
 """Property checks of one inverted dot-product attention routing layer (arxiv:2002.04764).
 
-The reference is written from the paper, independently of ``models.inverted_routing``. One pass
+The reference is written from the paper, independently of ``models.inverted.networks``. One pass
 of Procedure 1 (cited as alg. 1): votes v_ij = P_i W_ij (eq. 1, in the code's orientation for
 4×4 pose matrices); agreement a_ij = p_jᵀ v_ij (eq. 2; times 1/√d when the code's scaling is
 on); r_ij = softmax of a_ij over the parents j of child i (eq. 3); p_j = Σ_i r_ij v_ij, then
@@ -78,7 +78,7 @@ def reference_passes(
 
 def build_layer(seed: int, scale_agreement: bool = True, random_affine: bool = True) -> Any:
     """A float64 fully connected layer (24 children -> 6 parents, 4×4 poses)."""
-    from models.inverted_routing import InvertedDotProductRouting
+    from models.inverted.networks import InvertedDotProductRouting
 
     torch.manual_seed(seed)
     layer = InvertedDotProductRouting(

@@ -280,7 +280,7 @@ def measure_conv_windows(votes_of: Callable[[Tensor], Tensor], weight: Tensor, s
 def conv_windows(ctx: CheckContext) -> Evidence:
     """arxiv:2002.04764 fig. 1 (convolutional capsule layers), with the model's default
     ``input_expansion``; the details also report the official first commit's expansion."""
-    from models.inverted_routing import ConvInvertedDotProductRouting
+    from models.inverted.networks import ConvInvertedDotProductRouting
 
     torch.manual_seed(ctx.seed)
     layer = ConvInvertedDotProductRouting(3, 4, 2, 4, kernel=3, stride=2).double()
@@ -306,7 +306,7 @@ def capsule_layer_counts(ctx: CheckContext) -> Evidence:
 
     Args: ``preset`` of ``inverted_capsnet``. Measured: a list of two ints.
     """
-    from models.inverted_routing import ConvInvertedDotProductRouting, InvertedDotProductRouting
+    from models.inverted.networks import ConvInvertedDotProductRouting, InvertedDotProductRouting
     from models.registry import build_model
 
     preset = InvertedPresetArgs.of(ctx).preset

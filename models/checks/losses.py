@@ -6,7 +6,7 @@ The check does not read the implementation's defaults: it evaluates the loss at 
 and solves for m⁺, m⁻ and λ, so a wrong constant, a missing square or a mean over classes shows
 up as a measured difference. :func:`margin_loss_constants` probes ``models.capsules.margin_loss``;
 :func:`training_margin_loss` probes the margin term of a model's training loss as a training
-schedule computes it (``models.train_loop.training_loss``), the path each paper's training runs.
+schedule computes it (``models.training.loop.training_loss``), the path each paper's training runs.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def schedule_margin_loss(model_name: str, preset: str, schedule_name: str) -> Ma
 
     from models.capsules import ClassifierOutput
     from models.registry import build_model
-    from models.train_loop import training_loss
-    from models.train_schedules import resolve_schedule
+    from models.training.loop import training_loss
+    from models.training.schedules import resolve_schedule
 
     model = build_model(model_name, preset)
     schedule = dataclasses.replace(resolve_schedule(model_name, schedule_name, None, preset),
@@ -142,7 +142,7 @@ def schedule_margin_loss(model_name: str, preset: str, schedule_name: str) -> Ma
 @dataclass(frozen=True)
 class TrainingMarginArgs(MarginLossArgs):
     """The paper's constants, and whose training loss: ``model``, ``preset`` and the training
-    ``schedule`` (``models.train_schedules``)."""
+    ``schedule`` (``models.training.schedules``)."""
 
     model: str = "capsnet"
     preset: str = "mnist"
@@ -158,7 +158,7 @@ def training_margin_loss(ctx: CheckContext) -> Evidence:
     model_name, preset, schedule = args.model, args.preset, args.schedule
     return property_evidence(
         f"the margin term of {model_name}/{preset}'s training loss under the {schedule!r} "
-        "schedule (models.train_loop.training_loss, float32), evaluated at probe lengths; "
+        "schedule (models.training.loop.training_loss, float32), evaluated at probe lengths; "
         "constants solved from the losses",
         findings,
     )

@@ -1,10 +1,10 @@
 """Exact-model checks with the official Efficient-CapsNet weights (arxiv:2101.12491 code).
 
 * :func:`weights_outputs` loads a released ``.h5`` file into the port
-  (:mod:`models.official_weights`; a tensor missing, unexpected or of the wrong shape is an
-  error), runs the loaded port and an independent NumPy forward pass of the
-  official graph over the raw HDF5 tensors (:mod:`models.official_forward`) on the same random
-  images, and measures the largest difference between their class capsules: a port whose
+  (:mod:`models.self_attention.keras_weights`; a tensor missing, unexpected or of the wrong shape is
+  an error), runs the loaded port and an independent NumPy forward pass of the
+  official graph over the raw HDF5 tensors (:mod:`models.self_attention.keras_reference`) on the
+  same random images, and measures the largest difference between their class capsules: a port whose
   names and shapes all fit but whose kernels are transposed, or whose norms are swapped,
   fails it.
 * :func:`weights_accuracy` then classifies MNIST digits with the loaded network. The digits we
@@ -28,7 +28,7 @@ import numpy as np
 
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
-from claimcheck.stats import ChanceLevel, seed_interval
+from claimcheck.checks.stats import ChanceLevel, seed_interval
 
 # The official pipelines scale pixels by 1/256 (MNIST, utils/pre_process_mnist.py) or 1/255.
 INPUT_DIVISOR = {"mnist": 256.0, "multimnist": 255.0}
@@ -36,9 +36,9 @@ INPUT_DIVISOR = {"mnist": 256.0, "multimnist": 255.0}
 
 def loaded_model(preset: str, folder: Any) -> tuple[Any, Any, str]:
     """(model in eval mode, port report, file name) for ``preset``'s official weights."""
-    from models.data.official_weights import find_weights
-    from models.official_weights import port_weights, read_keras_h5
+    from models.data.weight_files import find_weights
     from models.registry import build_model
+    from models.self_attention.keras_weights import port_weights, read_keras_h5
 
     path = find_weights(preset, folder)
     model = build_model("efficient_capsnet", preset)
@@ -67,7 +67,7 @@ def measure_port_outputs(model: Any, path: Any, preset: str, seed: int,
     images in [0, 1], both in float64 from the same stored tensors."""
     import torch
 
-    from models.official_forward import STRIDES, class_capsules, read_encoder
+    from models.self_attention.keras_reference import STRIDES, class_capsules, read_encoder
 
     config = model.config
     generator = np.random.default_rng(seed)
@@ -91,7 +91,7 @@ def measure_port_outputs(model: Any, path: Any, preset: str, seed: int,
 def weights_outputs(ctx: CheckContext) -> Evidence:
     """Measured: the largest difference between the ported network's class capsules and an
     independent NumPy forward pass of the official graph on the raw file (0 up to rounding)."""
-    from models.data.official_weights import find_weights
+    from models.data.weight_files import find_weights
 
     args = OutputsArgs.of(ctx)
     model, report, name = loaded_model(args.preset, args.data_folder)

@@ -3,7 +3,7 @@
 §4.1: "During training, we mask out all but the activity vector of the correct digit capsule",
 the decoder's output is compared with the pixels by a sum of squared differences, and the loss
 is scaled down by 0.0005. The checks run the wiki's own training loss
-(``models.train_loop.training_loss``) with a named schedule, so they test the path training
+(``models.training.loop.training_loss``) with a named schedule, so they test the path training
 uses, not a separate formula:
 
 * ``reconstruction_scale`` solves for the coefficient: two pixel targets (one of them the
@@ -46,7 +46,7 @@ class ModelArgs(CheckArgs):
 
 def _setup(ctx: CheckContext) -> tuple[Any, Any, Tensor, Tensor]:
     from models.registry import build_model
-    from models.train_schedules import resolve_schedule
+    from models.training.schedules import resolve_schedule
 
     args = ModelArgs.of(ctx)
     model_name, preset = args.model, args.preset
@@ -65,7 +65,7 @@ def _setup(ctx: CheckContext) -> tuple[Any, Any, Tensor, Tensor]:
 
 def _loss(model: Any, schedule: Any, poses: Tensor, labels: Tensor, pixels: Tensor) -> Tensor:
     from models.capsules import ClassifierOutput, capsule_length
-    from models.train_loop import training_loss
+    from models.training.loop import training_loss
 
     output = ClassifierOutput(scores=capsule_length(poses), poses=poses)
     return training_loss(model, output, labels, pixels, None, schedule)

@@ -30,7 +30,7 @@ class ScheduleArgs(CheckArgs):
 @claim_check(args=ScheduleArgs)
 def learning_rate_at(ctx: CheckContext) -> Evidence:
     """Measured: the learning rate the training loop sets at (``epoch``, ``step``)."""
-    from models.train_schedules import resolve_schedule
+    from models.training.schedules import resolve_schedule
 
     args = ScheduleArgs.of(ctx)
     schedule = resolve_schedule(args.model, args.schedule, None, args.dataset)
@@ -44,8 +44,8 @@ def learning_rate_at(ctx: CheckContext) -> Evidence:
 def largest_shift(ctx: CheckContext) -> Evidence:
     """Measured: the largest displacement, in pixels along either axis, that the schedule's
     augmentation gives a one-pixel image, over 400 draws (0 when it does not shift)."""
-    from models.train_loop import Arrays, augment
-    from models.train_schedules import resolve_schedule
+    from models.training.loop import Arrays, augment
+    from models.training.schedules import resolve_schedule
 
     args = ScheduleArgs.of(ctx)
     schedule = resolve_schedule(args.model, args.schedule, None, args.dataset)

@@ -40,7 +40,7 @@ def dynamic_routing_step(
     device: str = "cpu",
 ) -> Timed:
     """Routing alone: ``dynamic_routing`` on fixed predictions (batch, n_out, n_in, d_out)."""
-    from models.dynamic_routing import dynamic_routing
+    from models.dynamic.capsnet import dynamic_routing
 
     u_hat = _inputs((batch, n_out, n_in, d_out), seed, device) * 0.05
 
@@ -63,7 +63,7 @@ def dynamic_routing_layer(
     device: str = "cpu",
 ) -> Timed:
     """A ``DynamicRouting`` layer's forward on (batch, n_in, d_in) children."""
-    from models.dynamic_routing import DynamicRouting
+    from models.dynamic.capsnet import DynamicRouting
 
     torch.manual_seed(seed)
     layer = DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations).to(device).eval()
@@ -92,7 +92,7 @@ def self_attention_layer(
     device: str = "cpu",
 ) -> Timed:
     """A ``SelfAttentionRouting`` layer's forward on (batch, n_in, d_in) children."""
-    from models.self_attention_routing import SelfAttentionRouting
+    from models.self_attention.efficient_capsnet import SelfAttentionRouting
 
     torch.manual_seed(seed)
     layer = SelfAttentionRouting(n_in, d_in, n_out, d_out).to(device).eval()
@@ -119,7 +119,7 @@ def inverted_layer_passes(
     ``routed=False`` makes every pass a uniform one, ``layer(children)``: the same number of
     passes without an agreement step.
     """
-    from models.inverted_routing import InvertedDotProductRouting
+    from models.inverted.networks import InvertedDotProductRouting
 
     if passes < 1:
         raise ValueError(f"passes must be >= 1, got {passes}")

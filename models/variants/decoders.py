@@ -57,7 +57,7 @@ def decoder_fed_one_capsule() -> None:
         return original(self, flat)
 
     replace(decoder, "forward", forward)
-    for family, name in (("models.dynamic_routing", "CapsNet"),
-                         ("models.self_attention_routing", "EfficientCapsNet")):
+    for family, name in (("models.dynamic.capsnet", "CapsNet"),
+                         ("models.self_attention.efficient_capsnet", "EfficientCapsNet")):
         owner = getattr(module(family), name)
         replace(owner, "__init__", init_narrow(owner))

@@ -2,7 +2,7 @@
 
 Procedure 1: b_ij ← 0; r times: c_i = softmax_j(b_i) (eq. 3), s_j = Σ_i c_ij û_{j|i} (eq. 2),
 v_j = squash(s_j) (eq. 1), b_ij ← b_ij + û_{j|i}·v_j. Each variant below is a bug found in
-public ports; each rebinds a name that ``models.dynamic_routing`` looks up at call time.
+public ports; each rebinds a name that ``models.dynamic.capsnet`` looks up at call time.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from models.variants.patching import (
     uniform_softmax,
 )
 
-ROUTING = "models.dynamic_routing"
+ROUTING = "models.dynamic.capsnet"
 
 
 @wrong_variant

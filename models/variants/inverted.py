@@ -4,7 +4,7 @@ Procedure 1: votes v_ij = P_i W_ij (eq. 1); parent poses start at 0, so the firs
 uniform; later passes: a_ij = p_jᵀ v_ij (eq. 2, times 1/√d in the code), r_ij = softmax over the
 parents j (eq. 3), p_j = LayerNorm(Σ_i r_ij v_ij). The network routes all layers concurrently
 (fig. 3). The layers route through ``InvertedCapsuleLayer.route_groups`` and
-``_weighted_vote_sum`` in ``models.inverted_layers``; the unused-by-the-network
+``_weighted_vote_sum`` in ``models.inverted.layers``; the unused-by-the-network
 ``inverted_dot_product_routing`` there reads the same module globals, so each variant below
 breaks both.
 """
@@ -28,8 +28,8 @@ from models.variants.patching import (
     uniform_softmax,
 )
 
-LAYERS = "models.inverted_layers"
-NETWORK = "models.inverted_routing"
+LAYERS = "models.inverted.layers"
+NETWORK = "models.inverted.networks"
 
 
 @wrong_variant
@@ -166,7 +166,7 @@ def transposed_pose_votes() -> None:
 @wrong_variant
 def scrambled_conv_windows() -> None:
     """The official first commit's window expansion, which mixes pose entries and positions."""
-    conv = module("models.inverted_conv")
+    conv = module("models.inverted.conv")
     original = conv.expand_windows
 
     def scrambled(poses: Tensor, kernel: int, stride: int, mode: str) -> Tensor:

@@ -1,5 +1,5 @@
 """Wrong variants of the training losses: margin loss (1710.09829 eq. 4, 2101.12491 eq. 7) and
-the reconstruction term (1710.09829 §4.1). ``models.train_loop`` imported ``margin_loss`` by
+the reconstruction term (1710.09829 §4.1). ``models.training.loop`` imported ``margin_loss`` by
 name, so each variant rebinds it there as well as in ``models.capsules``."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from torch import Tensor
 from claimcheck import wrong_variant
 from models.variants.patching import module, replace
 
-LOSS_USERS = ("models.capsules", "models.train_loop")
+LOSS_USERS = ("models.capsules", "models.training.loop")
 
 
 def _margin_with(**fixed: Any) -> Any:
@@ -57,7 +57,7 @@ def margin_loss_unit_lambda() -> None:
 def reconstruction_reduction_swapped() -> None:
     """The reconstruction error taken per pixel where the schedule sums it, and summed where it
     takes the mean (784× off on MNIST either way)."""
-    schedules = module("models.train_schedules")
+    schedules = module("models.training.schedules")
     original = schedules.resolve_schedule
 
     def swapped(*args: Any, **kwargs: Any) -> Any:
@@ -76,12 +76,12 @@ def reconstruction_unmasked() -> None:
     def all_capsules(labels: Tensor, num_classes: int, dtype: Any = torch.float32) -> Tensor:
         return torch.ones(labels.shape[0], num_classes, dtype=dtype, device=labels.device)
 
-    replace(module("models.train_loop"), "label_mask", all_capsules)
+    replace(module("models.training.loop"), "label_mask", all_capsules)
 
 
 def _schedules_changed(change: Any) -> None:
     """Every training schedule of every model replaced by ``change(schedule)``."""
-    schedules = module("models.train_schedules")
+    schedules = module("models.training.schedules")
     table = {model: {name: change(schedule) for name, schedule in named.items()}
              for model, named in schedules.SCHEDULES.items()}
     replace(schedules, "SCHEDULES", table)

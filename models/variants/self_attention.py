@@ -3,7 +3,7 @@
 Eqs. 4-6: logits b_ji = û_{j|i} · Σ_k û_{j|k} / √d (the row sums of the Gram matrix), c_{·i} =
 softmax over the parents j, s_j = Σ_i (c_ji + B_ji) û_{j|i} with the log priors B added after
 the softmax (the official code), v_j = squash(s_j). Each variant rebinds a name that
-``models.self_attention_routing`` looks up at call time.
+``models.self_attention.efficient_capsnet`` looks up at call time.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from models.variants.patching import (
     uniform_softmax,
 )
 
-ROUTING = "models.self_attention_routing"
+ROUTING = "models.self_attention.efficient_capsnet"
 
 
 @wrong_variant

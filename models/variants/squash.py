@@ -11,8 +11,8 @@ from torch import Tensor
 from claimcheck import wrong_variant
 from models.variants.patching import module, replace
 
-USERS = {"squash_sabour": ("models.dynamic_routing",),
-         "squash_efficient": ("models.self_attention_routing",)}
+USERS = {"squash_sabour": ("models.dynamic.capsnet",),
+         "squash_efficient": ("models.self_attention.efficient_capsnet",)}
 
 
 def _everywhere(name: str, replacement: Any) -> None:

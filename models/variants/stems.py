@@ -11,7 +11,7 @@ from torch import nn
 from claimcheck import wrong_variant
 from models.variants.patching import Replaced, identity, module, replace
 
-EFFICIENT = "models.self_attention_routing"
+EFFICIENT = "models.self_attention.efficient_capsnet"
 
 
 @wrong_variant
@@ -19,7 +19,7 @@ def conv1_without_relu() -> None:
     """CapsNet's Conv1 without its ReLU (§4: "and ReLU activation")."""
     import torch.nn.functional as F
 
-    routing = module("models.dynamic_routing")
+    routing = module("models.dynamic.capsnet")
     replace(routing, "F", Replaced(F, relu=identity))
 
 
@@ -82,7 +82,7 @@ def stem_without_bias() -> None:
 @wrong_variant
 def primary_caps_without_bias() -> None:
     """CapsNet's PrimaryCaps convolution built without biases."""
-    layer = module("models.dynamic_routing").PrimaryCaps
+    layer = module("models.dynamic.capsnet").PrimaryCaps
     original = layer.__init__
 
     def init(self: Any, in_channels: int, types: int, dim: int, kernel: int, stride: int,
@@ -97,7 +97,7 @@ def primary_caps_without_bias() -> None:
 def primary_caps_same_padding() -> None:
     """CapsNet's PrimaryCaps convolution with SAME padding instead of VALID: a 10×10 grid of
     3,200 primary capsules on MNIST instead of 6×6 and 1,152."""
-    routing = module("models.dynamic_routing")
+    routing = module("models.dynamic.capsnet")
     layer = routing.PrimaryCaps
     original = layer.__init__
 
@@ -147,7 +147,7 @@ def resnet18_imagenet_stem() -> None:
         return nn.Sequential(nn.Conv2d(in_channels, channels, 7, 2, padding=3, bias=False),
                              nn.BatchNorm2d(channels), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
 
-    for user in ("models.resnet", "models.inverted_routing"):
+    for user in ("models.resnet", "models.inverted.networks"):
         replace(module(user), "conv_bn_relu_stem", imagenet_stem)
 
 

@@ -1,6 +1,6 @@
 """Wrong variants of the port of the official Efficient-CapsNet Keras weights
-(:mod:`models.official_weights`): mappings whose names and shapes all fit but whose values land
-in the wrong places."""
+(:mod:`models.self_attention.keras_weights`): mappings whose names and shapes all fit but whose
+values land in the wrong places."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from claimcheck import wrong_variant
 from models.variants.patching import module, replace
 
-PORT = "models.official_weights"
+PORT = "models.self_attention.keras_weights"
 
 
 @wrong_variant

@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER
-from claimcheck.cards import SourceKind
-from claimcheck.cli import main
-from claimcheck.schema import card_json_schema
+from claimcheck.authoring.schema import card_json_schema
+from claimcheck.cards.basis import BASIS_LEGEND, BASIS_ORDER
+from claimcheck.cards.frontmatter import SourceKind
+from claimcheck.cli.main import main
 from claimcheck.sources.cache import SourceCache
 from tests.sources.paper_fixture import fixture_eprint
 

@@ -14,7 +14,7 @@ import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 from tests.sources.paper_fixture import fixture_eprint, serve
 
 DOI = "10.1038/s41598-021-93977-0"

@@ -23,8 +23,8 @@ from claimcheck.checks.declared import (
     field_problems,
     static_declaration,
 )
-from claimcheck.config import load_config
-from claimcheck.markers import marker_of
+from claimcheck.checks.markers import marker_of
+from claimcheck.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK_FILES = sorted((ROOT / "models" / "checks").glob("*.py"))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
-from claimcheck.lint import Level, lint_selection, lint_wiki
-from claimcheck.wiki import load_cards
+from claimcheck.authoring.lint import Level, lint_selection, lint_wiki
+from claimcheck.cards.wiki import load_cards
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = load_config(ROOT)

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from claimcheck.basis import BASIS_LEGEND, BASIS_ORDER, basis_problem, claim_basis
-from claimcheck.cards import Basis, Claim
-from claimcheck.citations import CitationSyntaxError, parse_citation
-from claimcheck.identifiers import IdentifierError, PaperId, parse_paper_key
-from claimcheck.store import result_stem
+from claimcheck.cards.basis import BASIS_LEGEND, BASIS_ORDER, basis_problem, claim_basis
+from claimcheck.cards.citations import CitationSyntaxError, parse_citation
+from claimcheck.cards.frontmatter import Basis, Claim
+from claimcheck.cards.identifiers import IdentifierError, PaperId, parse_paper_key
+from claimcheck.store.results import result_stem
 
 KEYS = [
     ("2101.12491", "arxiv", "2101.12491"),

@@ -15,10 +15,10 @@ import jsonschema
 import pytest
 import yaml
 
-from claimcheck.config import load_config
-from claimcheck.lint import Level, lint_wiki
-from claimcheck.schema import card_json_schema
-from claimcheck.wiki import load_cards
+from claimcheck.authoring.lint import Level, lint_wiki
+from claimcheck.authoring.schema import card_json_schema
+from claimcheck.cards.wiki import load_cards
+from claimcheck.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = load_config(ROOT)
@@ -241,7 +241,7 @@ def test_the_schema_agrees(old: str, new: str) -> None:
 
 
 def test_every_wiki_card_passes_the_schema_as_an_editor_reads_it() -> None:
-    from claimcheck.wiki import card_files, is_card
+    from claimcheck.cards.wiki import card_files, is_card
 
     for path in [p for p in card_files(ROOT / "wiki") if is_card(p)]:
         text = path.read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Readings, versions and refused sources (claimcheck.readings, claimcheck.lint_readings).
+"""Readings, versions and refused sources (claimcheck.cards.readings,
+claimcheck.authoring.lint_readings).
 
 Each rule is shown by a pair: the card that passes, and the one-line change that makes lint
 report the rule at the changed line. The site's hover card names a second-hand source.
@@ -11,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.config import load_config
-from claimcheck.lint import Finding, lint_wiki
+from claimcheck.authoring.lint import Finding, lint_wiki
+from claimcheck.cards.wiki import load_cards
+from claimcheck.core.config import load_config
 from claimcheck.site.about import about
-from claimcheck.wiki import load_cards
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = dataclasses.replace(load_config(ROOT), refused_sources=("someone/invented-copy",))

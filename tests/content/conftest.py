@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from claimcheck.checks.api import CheckContext
-from claimcheck.config import load_config
+from claimcheck.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ from typing import Any
 from claimcheck import CheckContext, Judgement, judge, load_config, load_wiki, normalise_evidence
 from claimcheck.checks.api import DataUnavailable
 from claimcheck.checks.resolve import resolve_check
-from claimcheck.variants import load_catalogue
-from claimcheck.verdict import unverified
+from claimcheck.trust.variants import load_catalogue
+from claimcheck.verdicts.verdict import unverified
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = load_config(ROOT)

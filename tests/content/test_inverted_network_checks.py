@@ -94,7 +94,7 @@ def test_poses_detached_between_passes_fail_the_gradient_check() -> None:
 
 
 def test_the_scrambled_window_expansion_fails() -> None:
-    from models.inverted_routing import ConvInvertedDotProductRouting
+    from models.inverted.networks import ConvInvertedDotProductRouting
 
     layer = ConvInvertedDotProductRouting(
         3, 4, 2, 4, kernel=3, stride=2, input_expansion="apple_53899ae"

@@ -13,9 +13,9 @@ from power import apply_variant, claim_ref
 from claimcheck import Evidence, Verdict, judge
 from claimcheck.checks.api import DataUnavailable
 from models.checks.official_weights import measure_port_outputs
-from models.data.official_weights import find_weights
-from models.official_weights import port_weights, read_keras_h5
+from models.data.weight_files import find_weights
 from models.registry import build_model
+from models.self_attention.keras_weights import port_weights, read_keras_h5
 
 h5py = pytest.importorskip("h5py")
 

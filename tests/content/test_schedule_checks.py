@@ -14,10 +14,10 @@ def test_the_capsnet_paper_schedule_shifts_by_two_pixels(make_ctx) -> None:
 
 
 def test_a_schedule_without_augmentation_shifts_nothing(make_ctx, monkeypatch) -> None:
-    from models import train_schedules
+    from models.training import schedules
 
-    paper = train_schedules.SCHEDULES["capsnet"]["paper"]
-    monkeypatch.setitem(train_schedules.SCHEDULES["capsnet"], "paper",
+    paper = schedules.SCHEDULES["capsnet"]["paper"]
+    monkeypatch.setitem(schedules.SCHEDULES["capsnet"], "paper",
                         dataclasses.replace(paper, augment="none"))
     assert schedule.largest_shift(make_ctx({})).measured == 0
 

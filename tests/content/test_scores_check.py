@@ -19,8 +19,8 @@ def test_the_networks_score_by_length(make_ctx, model: str, bound: float) -> Non
 
 
 @pytest.mark.parametrize(("model", "bound", "module"), [
-    (*BOUNDS[0], "models.dynamic_routing"),
-    (*BOUNDS[1], "models.self_attention_routing"),
+    (*BOUNDS[0], "models.dynamic.capsnet"),
+    (*BOUNDS[1], "models.self_attention.efficient_capsnet"),
 ])
 def test_a_squared_length_score_is_measured_as_a_gap(make_ctx, monkeypatch, model: str,
                                                      bound: float, module: str) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claimcheck.executor import LocalExecutor, Task, TaskEvent, describe_exit
+from claimcheck.engine.executor import LocalExecutor
+from claimcheck.engine.tasks import Task, TaskEvent, describe_exit
 from tests.engine.conftest import ProjectFactory
 
 

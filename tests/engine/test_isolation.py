@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
-from claimcheck.exitcodes import ExitCode
-from claimcheck.store import ResultStore
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
+from claimcheck.core.exitcodes import ExitCode
+from claimcheck.store.results import ResultStore
 from tests.engine.conftest import REPO, claim, write_project
 from tests.strictjson import loads_strict
 
@@ -112,7 +112,7 @@ def test_ctrl_c_keeps_finished_results(tmp_path: Path) -> None:
         claim("slow", "tinymodels.checks:hangs", {"holds": True}),
     ]})
     script = (
-        "import sys\nfrom claimcheck.cli import main\n"
+        "import sys\nfrom claimcheck.cli.main import main\n"
         f"sys.exit(main(['verify', {str(root / 'wiki')!r}, '--format', 'json']))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

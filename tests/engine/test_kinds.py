@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from claimcheck.cards.wiki import load_wiki
 from claimcheck.checks.api import builtin_kinds
-from claimcheck.config import load_config
-from claimcheck.output import ClaimRow
-from claimcheck.runner import RunOptions, verify
-from claimcheck.store import ResultStore
-from claimcheck.wiki import load_wiki
+from claimcheck.core.config import load_config
+from claimcheck.engine.runner import RunOptions, verify
+from claimcheck.reports.rows import ClaimRow
+from claimcheck.store.results import ResultStore
 from tests.engine.conftest import claim, write_project
 
 ARXIV = "2101.00001"

@@ -8,9 +8,10 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from claimcheck.executor import TaskEvent
-from claimcheck.output import ClaimRow, OutputFormat, github_lines, junit_xml, render
-from claimcheck.verify_cli import ProgressDisplay
+from claimcheck.cli.verify import ProgressDisplay
+from claimcheck.engine.tasks import TaskEvent
+from claimcheck.reports.formats import OutputFormat, github_lines, junit_xml, render
+from claimcheck.reports.rows import ClaimRow
 from tests.strictjson import loads_strict
 
 ROW = ClaimRow(

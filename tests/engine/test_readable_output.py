@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from claimcheck.cli import main
-from claimcheck.output import ClaimRow, render_status, render_text
-from claimcheck.textrows import summary_line
+from claimcheck.cli.main import main
+from claimcheck.reports.formats import render_status, render_text
+from claimcheck.reports.rows import ClaimRow
+from claimcheck.reports.text import summary_line
 from tests.engine.conftest import ProjectFactory, claim
 
 LONG = ("The MNIST network has 161K trainable parameters without its decoder, which the "
@@ -54,7 +55,7 @@ def _lines_fit(text: str, width: int) -> None:
 
 
 def _figures_whole(text: str, figures: tuple[float, ...] = (161824.25, 161000, 161999)) -> None:
-    from claimcheck.verdict import format_value
+    from claimcheck.verdicts.verdict import format_value
 
     for figure in map(format_value, figures):
         assert figure in text, (figure, text)

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from claimcheck import processes
-from claimcheck.child import PreloadedConfig
-from claimcheck.config import load_config
-from claimcheck.executor import Task
-from claimcheck.worker import Isolation
+from claimcheck.core.config import load_config
+from claimcheck.engine import processes
+from claimcheck.engine.child import PreloadedConfig
+from claimcheck.engine.tasks import Task
+from claimcheck.engine.worker import Isolation
 from tests.engine.conftest import ProjectFactory
 
 

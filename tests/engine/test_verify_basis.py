@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 from tests.engine.conftest import ProjectFactory, claim
 
 ARXIV = "2101.00004"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
-from claimcheck.exitcodes import ExitCode
-from claimcheck.store import ResultStore
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
+from claimcheck.core.exitcodes import ExitCode
+from claimcheck.store.results import ResultStore
 from tests.engine.conftest import REPO, ProjectFactory, claim
 from tests.strictjson import loads_strict
 
@@ -171,7 +171,7 @@ def test_cached_run_and_status_import_no_torch(
     wiki = str(project / "wiki")
     assert run(["verify", wiki], capsys)[0] == ExitCode.OK
     script = (
-        "import sys\nfrom claimcheck.cli import main\n"
+        "import sys\nfrom claimcheck.cli.main import main\n"
         f"codes = [main(['verify', {wiki!r}, '--format', 'json']), main(['status', {wiki!r}])]\n"
         "print(codes, 'torch' in sys.modules, file=sys.stderr)\n"
     )

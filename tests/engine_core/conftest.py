@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cards import Claim
-from claimcheck.config import ProjectConfig, load_config
-from claimcheck.store import Result
-from claimcheck.verdict import Verdict
+from claimcheck.cards.frontmatter import Claim
+from claimcheck.core.config import ProjectConfig, load_config
+from claimcheck.store.results import Result
+from claimcheck.verdicts.verdict import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 

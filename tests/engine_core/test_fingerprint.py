@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from claimcheck.fingerprint import Fingerprinter, canonical_json, claim_fingerprint
-from claimcheck.references import _INDEX_SCHEMA as INDEX_SCHEMA
-from claimcheck.wiki import load_wiki
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.store.fingerprint import Fingerprinter, canonical_json, claim_fingerprint
+from claimcheck.trust.references import _INDEX_SCHEMA as INDEX_SCHEMA
 
 if TYPE_CHECKING:
     from conftest import MiniProject
@@ -121,7 +121,7 @@ def test_tool_version_is_covered(
     card_project: MiniProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = fingerprints(card_project)
-    monkeypatch.setattr("claimcheck.fingerprint.__version__", "99.0.0")
+    monkeypatch.setattr("claimcheck.store.fingerprint.__version__", "99.0.0")
     after = fingerprints(card_project)
     assert {claim for claim in before if before[claim] != after[claim]} == ALL
 

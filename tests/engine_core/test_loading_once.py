@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from claimcheck import yamlsource
-from claimcheck.config import load_config
-from claimcheck.wiki import load_wiki
+from claimcheck.cards import yamlsource
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.core.config import load_config
 
 CONCEPT = (
     "---\nkind: concept\nslug: {slug}\ntitle: T\nsummary: S.\nstatus: draft\n"

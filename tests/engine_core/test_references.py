@@ -7,13 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from claimcheck.errors import CheckReferenceError
-from claimcheck.references import (
-    is_reference,
-    local_imports,
-    parse_reference,
-    resolve_reference,
-)
+from claimcheck.core.errors import CheckReferenceError
+from claimcheck.trust.boundary import resolve_reference
+from claimcheck.trust.references import is_reference, local_imports, parse_reference
 
 if TYPE_CHECKING:
     from conftest import MiniProject
@@ -161,11 +157,11 @@ def test_local_imports_follow_edits(project: MiniProject) -> None:
 
 def test_every_built_in_kind_that_calls_a_named_function_is_in_the_slot_table() -> None:
     """A built-in kind that builds a model or loads a function from its args must list the arg
-    in ``claimcheck.trust.BUILTIN_CALLABLE_ARGS``; otherwise lint would not see the name that
-    verify calls (found with ast, so a kind added later is held to it too)."""
+    in ``claimcheck.trust.boundary.BUILTIN_CALLABLE_ARGS``; otherwise lint would not see the name
+    that verify calls (found with ast, so a kind added later is held to it too)."""
     import ast
 
-    from claimcheck.trust import BUILTIN_CALLABLE_ARGS
+    from claimcheck.trust.boundary import BUILTIN_CALLABLE_ARGS
 
     checks = Path(__file__).resolve().parents[2] / "claimcheck" / "checks"
     calling: set[str] = set()

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from claimcheck.status import DISAGREES, collect_status, rejudge
-from claimcheck.store import Result, ResultStore
-from claimcheck.verdict import Verdict
-from claimcheck.wiki import load_wiki
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.store.results import Result, ResultStore
+from claimcheck.store.status import DISAGREES, collect_status, rejudge
+from claimcheck.verdicts.verdict import Verdict
 
 if TYPE_CHECKING:
     from conftest import MiniProject

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 
 import pytest
 
-import claimcheck.safety_net as safety_net
-from claimcheck import processes
-from claimcheck.safety_net import WALL_BACKSTOP, SafetyNet, wall_limit
+import claimcheck.engine.safety_net as safety_net
+from claimcheck.engine import processes
+from claimcheck.engine.safety_net import WALL_BACKSTOP, SafetyNet, wall_limit
 
 SPIN = "import time\nend = time.process_time() + {seconds}\nwhile time.process_time() < end: pass\n"
 LINUX = sys.platform.startswith("linux") and hasattr(os, "sched_setaffinity")

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claimcheck.status import collect_status
-from claimcheck.store import Result, ResultStore
-from claimcheck.wiki import load_wiki
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.store.results import Result, ResultStore
+from claimcheck.store.status import collect_status
 from tests.strictjson import loads_strict
 
 if TYPE_CHECKING:
@@ -49,12 +49,12 @@ def test_status_and_store_never_import_torch(tmp_path: Path, run_python: PythonR
         """
         import json, sys
         from pathlib import Path
-        from claimcheck.config import load_config
-        from claimcheck.fingerprint import claim_fingerprint
-        from claimcheck.status import collect_status
-        from claimcheck.store import Result, ResultStore
-        from claimcheck.verdict import Verdict
-        from claimcheck.wiki import load_wiki
+        from claimcheck.core.config import load_config
+        from claimcheck.store.fingerprint import claim_fingerprint
+        from claimcheck.store.status import collect_status
+        from claimcheck.store.results import Result, ResultStore
+        from claimcheck.verdicts.verdict import Verdict
+        from claimcheck.cards.wiki import load_wiki
 
         config = load_config(Path(sys.argv[1]))
         wiki = load_wiki(config)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.errors import StoreError
-from claimcheck.provenance import environment_info, git_state
-from claimcheck.store import (
+from claimcheck.core.errors import StoreError
+from claimcheck.core.provenance import environment_info, git_state
+from claimcheck.store.results import (
     CACHEDIR_SIGNATURE,
     HISTORY_LIMIT,
     ORPHAN_AGE_S,
@@ -27,7 +27,7 @@ from claimcheck.store import (
     StoreWarning,
     result_stem,
 )
-from claimcheck.verdict import Verdict
+from claimcheck.verdicts.verdict import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 ResultFactory = Callable[..., Result]
@@ -112,7 +112,7 @@ def test_unwritable_store_is_one_line_store_error(
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr("claimcheck.store.safe_fs.write_atomic", refuse)
+    monkeypatch.setattr("claimcheck.store.results.safe_fs.write_atomic", refuse)
     with pytest.raises(StoreError) as caught:
         store.write(make_result(measured=5))
     message = caught.value.one_line()
@@ -243,8 +243,8 @@ def test_run_lock_refuses_a_second_run(store: ResultStore, run_python: PythonRun
             """
             import sys
             from pathlib import Path
-            from claimcheck.store import ResultStore
-            from claimcheck.errors import StoreError
+            from claimcheck.store.results import ResultStore
+            from claimcheck.core.errors import StoreError
             try:
                 with ResultStore(Path(sys.argv[1])).run_lock(wait=False):
                     print("acquired")
@@ -302,8 +302,8 @@ def test_a_run_fsyncs_its_results_once_when_it_ends(
 WRITER = """
 import sys
 from pathlib import Path
-from claimcheck.store import ResultStore, Result
-from claimcheck.verdict import Verdict
+from claimcheck.store.results import ResultStore, Result
+from claimcheck.verdicts.verdict import Verdict
 
 folder, tag, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 store = ResultStore(folder)

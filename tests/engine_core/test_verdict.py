@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cards import Claim
+from claimcheck.cards.frontmatter import Claim
 from claimcheck.checks.api import Evidence, Fidelity
-from claimcheck.verdict import Judgement, Verdict, judge, unverified
+from claimcheck.verdicts.judge import judge
+from claimcheck.verdicts.verdict import Judgement, Verdict, unverified
 
 V, C, U = Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNVERIFIED
 

@@ -14,13 +14,13 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from claimcheck.citations import Citation, CitationSyntaxError, parse_citation
-from claimcheck.config import load_config
-from claimcheck.errors import CardError
-from claimcheck.lint import lint_wiki
-from claimcheck.loader import LoadedCard, load_card
-from claimcheck.locators import Locator, LocatorError, parse_locator
-from claimcheck.wiki import load_cards
+from claimcheck.authoring.lint import lint_wiki
+from claimcheck.cards.citations import Citation, CitationSyntaxError, parse_citation
+from claimcheck.cards.loader import LoadedCard, load_card
+from claimcheck.cards.locators import Locator, LocatorError, parse_locator
+from claimcheck.cards.wiki import load_cards
+from claimcheck.core.config import load_config
+from claimcheck.core.errors import CardError
 
 # --- locators and citations, in canonical form ---------------------------------------------
 

@@ -105,7 +105,7 @@ HOSTILE: dict[str, tuple[str, dict[str, Any], str]] = {
     "check-rebound": ("tinymodels.bait:rebound", {}, "is not marked @claim_check"),
     "check-outside-content": ("helpers.outside:marked_outside", {},
                               "lies outside the content package (tinymodels)"),
-    "check-the-tool-itself": ("claimcheck.cli:main", {}, "the tool's own package"),
+    "check-the-tool-itself": ("claimcheck.cli.main:main", {}, "the tool's own package"),
     "check-test-helper": ("tests.engine.conftest:write_project", {},
                           "'tests.engine.conftest:write_project'"),
     "check-stdlib": ("os:system", {}, "standard-library module 'os'"),

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from claimcheck.store import Result, ResultStore
-from claimcheck.verdict import Verdict
+from claimcheck.store.results import Result, ResultStore
+from claimcheck.verdicts.verdict import Verdict
 from tests.hardening.hostile_project import (
     ARXIV,
     REPO,
@@ -125,9 +125,9 @@ def test_a_smaller_budget_never_replaces_a_larger_one(tmp_path: Path) -> None:
     ], CHECKS)
     status = rows(cli(root, "status", "wiki", "--format", "json").stdout)
     assert status["trains"]["reason"].startswith("never run")
-    from claimcheck.config import load_config
-    from claimcheck.status import collect_status
-    from claimcheck.wiki import load_wiki
+    from claimcheck.cards.wiki import load_wiki
+    from claimcheck.core.config import load_config
+    from claimcheck.store.status import collect_status
 
     config = load_config(root)
     fingerprint = collect_status(load_wiki(config), ResultStore(config.results))[0].fingerprint
@@ -153,7 +153,7 @@ def test_a_failed_write_keeps_the_old_result_and_its_artifacts(
     old = store.write(dataclasses.replace(base, artifacts={"curve_svg": "curve.svg"}), scratch)
     (scratch / "curve.svg").write_text("<svg>new</svg>")
 
-    import claimcheck.store as store_module
+    import claimcheck.store.results as store_module
 
     real_write = store_module.safe_fs.write_atomic
 

@@ -69,7 +69,7 @@ def test_cli_shows_a_forged_verdict_as_unverified(root: Path, command: str) -> N
 
 
 def test_the_site_and_the_report_show_it_too(root: Path) -> None:
-    from claimcheck.config import load_config
+    from claimcheck.core.config import load_config
     from claimcheck.site.siteindex import build_index
 
     config = load_config(root)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.errors import CardError
-from claimcheck.loader import MAX_CARD_BYTES, load_card
+from claimcheck.cards.loader import MAX_CARD_BYTES, load_card
+from claimcheck.core.errors import CardError
 
 REPO = Path(__file__).resolve().parents[2]
 HEAD = "---\nkind: concept\nslug: hostile\ntitle: T\nupdated_at: 2026-11-29\n"
@@ -195,7 +195,7 @@ def test_symlink_to_an_endless_device_is_refused(tmp_path: Path) -> None:
     script = (
         "import resource, sys; "
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-        "from claimcheck.cli import main; sys.exit(main(['lint', 'wiki']))"
+        "from claimcheck.cli.main import main; sys.exit(main(['lint', 'wiki']))"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
                             text=True, timeout=120, env=_env())

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from claimcheck.store import Result, ResultStore, StoreWarning
-from claimcheck.verdict import Verdict
+from claimcheck.store.results import Result, ResultStore, StoreWarning
+from claimcheck.verdicts.verdict import Verdict
 from tests.engine.conftest import claim, write_project
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 
 One table of wikis whose claims two cards could own. For every row, lint reports an error, and
 verify refuses exactly the claims of that conflict with lint's message: it never runs them and
-never writes their results (``claimcheck/conflicts.py`` is the table both read).
+never writes their results (``claimcheck/store/conflicts.py`` is the table both read).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_removing_the_second_card_never_leaves_its_verdict_behind(tmp_path: Path
 
 
 def test_the_site_shows_no_stored_verdict_for_an_ambiguous_claim(tmp_path: Path) -> None:
-    from claimcheck.config import load_config
+    from claimcheck.core.config import load_config
     from claimcheck.site.siteindex import build_index
 
     root = write_project(tmp_path / "project", {PAPER: [HOLDS]})

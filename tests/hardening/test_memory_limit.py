@@ -1,4 +1,4 @@
-"""The per-check memory ceiling (claimcheck/limits.py), exercised in child processes only."""
+"""The per-check memory ceiling (claimcheck/engine/limits.py), exercised in child processes only."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.limits import (
+from claimcheck.engine.limits import (
     DEFAULT_MEMORY_LIMIT_GB,
     ENV_MEMORY_LIMIT,
     MemoryLimitError,
@@ -72,7 +72,7 @@ def test_allocation_past_the_limit_fails_inside_the_process_which_survives() -> 
     """The ceiling is what this process maps plus 512 MiB, as a worker sets it: a fixed 512 MiB
     would fail wherever the interpreter and its libraries already map more (a CUDA torch)."""
     result = _child("""
-        from claimcheck.limits import (
+        from claimcheck.engine.limits import (
             address_space, apply_memory_limit, ceiling_above_current, current_memory_limit)
         ceiling = ceiling_above_current(512 * 1024**2)
         apply_memory_limit(ceiling)
@@ -91,7 +91,7 @@ def test_allocation_past_the_limit_fails_inside_the_process_which_survives() -> 
 
 def test_limit_can_be_raised_again_for_the_next_check() -> None:
     result = _child("""
-        from claimcheck.limits import (
+        from claimcheck.engine.limits import (
             apply_memory_limit, ceiling_above_current, current_memory_limit)
         apply_memory_limit(ceiling_above_current(512 * 1024**2))
         apply_memory_limit(None)
@@ -103,7 +103,7 @@ def test_limit_can_be_raised_again_for_the_next_check() -> None:
 
 def test_non_positive_limit_is_refused() -> None:
     result = _child("""
-        from claimcheck.limits import MemoryLimitError, apply_memory_limit
+        from claimcheck.engine.limits import MemoryLimitError, apply_memory_limit
         try:
             apply_memory_limit(0)
         except MemoryLimitError as error:
@@ -118,7 +118,8 @@ def test_the_limit_is_headroom_above_what_the_process_already_maps() -> None:
     library is); a check's 512 MiB limit must still leave it 512 MiB to allocate."""
     result = _child("""
         import mmap
-        from claimcheck.limits import address_space, apply_memory_limit, ceiling_above_current
+        from claimcheck.engine.limits import (address_space, apply_memory_limit,
+                                              ceiling_above_current)
         libraries = mmap.mmap(-1, 6 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
                               prot=mmap.PROT_READ)
         before = address_space()

@@ -112,9 +112,9 @@ def test_reports_are_strict_json_with_the_reason_beside_each_null(root: Path) ->
 def test_a_stored_non_finite_measurement_reads_back_as_the_float() -> None:
     import math
 
-    from claimcheck.result import Result
-    from claimcheck.strict_json import dumps, restore
-    from claimcheck.verdict import Verdict
+    from claimcheck.core.strict_json import dumps, restore
+    from claimcheck.store.result import Result
+    from claimcheck.verdicts.verdict import Verdict
 
     data = {"measured": [1.0, float("nan"), [float("-inf")]], "t": {"rate": float("inf")},
             "ok": 2.0}

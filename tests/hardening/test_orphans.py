@@ -23,7 +23,7 @@ from tests.hardening.hostile_project import REPO, claim, cli, hostile_project
 CHECKS = '''
 def _spawn(ctx, **options):
     """The grandchild's pid goes to the project root, the check's working folder (a card never
-    chooses where a check writes: claimcheck/data_paths.py)."""
+    chooses where a check writes: claimcheck/trust/data_paths.py)."""
     child = subprocess.Popen(["sleep", "300"], **options)
     Path("grandchild.pid").write_text(str(child.pid))
 

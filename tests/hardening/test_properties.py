@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from claimcheck.citations import CitationSyntaxError, parse_citation, scan_citations
-from claimcheck.locators import parse_locator
+from claimcheck.cards.citations import CitationSyntaxError, parse_citation, scan_citations
+from claimcheck.cards.locators import parse_locator
 from tests.hardening.card_inputs import (
     any_card_bytes,
     canonical_citation,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.store import Result
+from claimcheck.store.results import Result
 from tests.engine.conftest import claim, write_project
 from tests.strictjson import loads_strict
 
@@ -78,7 +78,7 @@ def _verify_command(*extra: str) -> list[str]:
 
 STARTED = "slow-started"
 """The file the slow check touches in the project root when it starts: a bare name, since a card
-may not choose a path outside the configured data roots (claimcheck/data_paths.py)."""
+may not choose a path outside the configured data roots (claimcheck/trust/data_paths.py)."""
 
 
 def _slow_claims(seconds: float) -> list[dict[str, Any]]:

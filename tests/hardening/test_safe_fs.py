@@ -1,6 +1,6 @@
 """The one rule for committed paths (issue 22 §1): every kind of entry a pull request (or a
 checkout tool) can leave where a file belongs is refused, never followed, read, written or
-deleted through (``claimcheck/safe_fs.py``)."""
+deleted through (``claimcheck/core/safe_fs.py``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck import safe_fs
-from claimcheck.safe_fs import UnsafeEntry
+from claimcheck.core import safe_fs
+from claimcheck.core.safe_fs import UnsafeEntry
 
 SECRET = b"the operator's file\n"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.exitcodes import ExitCode
+from claimcheck.cli.main import main
+from claimcheck.core.exitcodes import ExitCode
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import time
 import warnings
 from pathlib import Path
 
-from claimcheck.store import ORPHAN_AGE_S, Result, ResultStore
+from claimcheck.store.results import ORPHAN_AGE_S, Result, ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 CLAIMS = 8
@@ -28,8 +28,8 @@ KILLS = 12
 WRITER = textwrap.dedent('''
     import sys
     from pathlib import Path
-    from claimcheck.store import ORPHAN_AGE_S, Result, ResultStore
-    from claimcheck.verdict import Verdict
+    from claimcheck.store.results import ORPHAN_AGE_S, Result, ResultStore
+    from claimcheck.verdicts.verdict import Verdict
 
     store = ResultStore(Path(sys.argv[1]))
     claims, generations, first = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])

@@ -128,7 +128,7 @@ def test_references_inside_args_of_built_in_kinds_are_refused_too(tmp_path: Path
     """``params`` takes a model ``factory`` and ``timing`` takes factories ``a``/``b``: both
     are called with keyword arguments from the card, so they pass the same boundary."""
     # A bare file name: a card's path-like value would be refused by the data-roots rule first
-    # (claimcheck/data_paths.py), and this test is about the trust boundary's own refusal.
+    # (claimcheck/trust/data_paths.py), and this test is about the trust boundary's own refusal.
     marker = "ARGS_CODE_RAN"
     root = write_project(tmp_path / "project", {ARXIV: [
         claim("factory", "params", {"at_least": 1}, args={

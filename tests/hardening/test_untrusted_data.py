@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.paths import scrub
+from claimcheck.store.portable_paths import scrub
 from tests.hardening.hostile_project import ARXIV, REPO, claim, cli, hostile_project, rows
 from tests.strictjson import loads_strict
 
@@ -120,7 +120,8 @@ def test_lint_and_verify_refuse_card_chosen_paths_with_the_same_message(tmp_path
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     shown = rows(done.stdout)
     for name, message in errors.items():
-        # verify's reason, like all stored text, holds no absolute path (claimcheck.paths)
+        # verify's reason, like all stored text, holds no absolute path
+        # (claimcheck.store.portable_paths)
         assert shown[name]["errored"] and shown[name]["reason"] == scrub(message, root), name
         assert "data_roots: data/" in message
     assert shown["allowed"]["verdict"] == "verified"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cards import SourceKind
-from claimcheck.safe_fs import UnsafeEntry
+from claimcheck.cards.frontmatter import SourceKind
+from claimcheck.core.safe_fs import UnsafeEntry
 from claimcheck.sources.cache import SourceCache, paper_stem, sha256_of
 
 SECRET = b"the operator's file\n"

@@ -1,4 +1,4 @@
-"""``models.allocator.reuse_freed_memory``: freed blocks are reused, not faulted in again.
+"""``models.training.allocator.reuse_freed_memory``: freed blocks are reused, not faulted in again.
 
 Each measurement runs in a fresh interpreter, since the setting lasts for the whole process
 (and other tests in this one may already have made it)."""
@@ -16,7 +16,7 @@ PROBE = """
 import resource, sys
 sys.path.insert(0, {root!r})
 if {reuse}:
-    from models.allocator import reuse_freed_memory
+    from models.training.allocator import reuse_freed_memory
     print(reuse_freed_memory())
 else:
     print(True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from models import inverted_layers
-from models.inverted_routing import (
+from models.inverted import layers as inverted_layers
+from models.inverted.networks import (
     ConvInvertedDotProductRouting,
     InvertedDotProductRouting,
     inverted_dot_product_routing,

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from claimcheck import Role, wrong_variant
-from claimcheck.config import load_config
-from claimcheck.lint import Level, lint_wiki
-from claimcheck.markers import marker_of
-from claimcheck.schema import card_json_schema
-from claimcheck.variants import load_catalogue
-from claimcheck.wiki import load_wiki
+from claimcheck.authoring.lint import Level, lint_wiki
+from claimcheck.authoring.schema import card_json_schema
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.checks.markers import marker_of
+from claimcheck.core.config import load_config
+from claimcheck.trust.variants import load_catalogue
 from tests.power.conftest import power_claim, write_power_project
 
 ARXIV = "2101.00023"

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
-from claimcheck.power_run import run_power
-from claimcheck.power_store import PowerStore
-from claimcheck.runner import RunOptions
-from claimcheck.wiki import load_wiki
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
+from claimcheck.engine.power_run import run_power
+from claimcheck.engine.runner import RunOptions
+from claimcheck.store.power_results import PowerStore
 from tests.engine.conftest import claim
 from tests.power.conftest import power_claim, write_power_project
 from tests.strictjson import loads_strict

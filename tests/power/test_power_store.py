@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.power_store import PowerStore, VariantRun
-from claimcheck.store import StoreWarning
+from claimcheck.store.power_results import PowerStore, VariantRun
+from claimcheck.store.results import StoreWarning
 
 CLAIM = "2101.00023/a"
 RUN = VariantRun(reference="tinymodels.variants.scale:wrong_factor", fingerprint="f",

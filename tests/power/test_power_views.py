@@ -12,8 +12,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.config import load_config
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
 from claimcheck.site.citeview import ClaimLinks, HoverCard
 from claimcheck.site.render import Renderer
 from claimcheck.site.siteindex import build_index

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.ray_executor import import_ray, missing_ray_message, ray_installed
+from claimcheck.engine.ray_executor import import_ray, missing_ray_message, ray_installed
 
 RAY_CPUS = 2
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.executor import Executor, LocalExecutor
-from claimcheck.ray_executor import RayExecutor
+from claimcheck.engine.executor import LocalExecutor
+from claimcheck.engine.ray_executor import RayExecutor
+from claimcheck.engine.tasks import Executor
 from tests.executor_contract import (
     EXPECTED,
     NOTE,

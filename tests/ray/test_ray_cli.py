@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
-from claimcheck.exitcodes import ExitCode
-from claimcheck.ray_executor import missing_ray_message, ray_installed
+from claimcheck.cli.main import main
+from claimcheck.core.exitcodes import ExitCode
+from claimcheck.engine.ray_executor import missing_ray_message, ray_installed
 from tests.engine.conftest import claim
 from tests.executor_contract import write_contract_project
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.errors import UsageError
-from claimcheck.executor import Task, TaskEvent
-from claimcheck.ray_executor import (
+from claimcheck.core.errors import UsageError
+from claimcheck.engine.ray_executor import (
     GIB,
     RayExecutor,
     infeasible_reason,
@@ -21,6 +20,7 @@ from claimcheck.ray_executor import (
     task_tier,
     write_artifacts,
 )
+from claimcheck.engine.tasks import Task, TaskEvent
 from tests.engine.conftest import write_project
 
 GPU_NODE = {"CPU": 8.0, "GPU": 1.0}

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.ray_executor import RayExecutor, import_ray, progress_sink
-from claimcheck.runner import RunOptions
+from claimcheck.engine.ray_executor import RayExecutor, import_ray, progress_sink
+from claimcheck.engine.runner import RunOptions
 from tests.engine.conftest import claim
 from tests.executor_contract import Observed, run_contract, stored_results, write_contract_project
 

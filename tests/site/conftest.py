@@ -19,11 +19,11 @@ HTML always shows one "you have" note."""
 
 @pytest.fixture(scope="session", autouse=True)
 def pinned_environment() -> Iterator[None]:
-    """Pin :func:`claimcheck.provenance.environment_info` for the whole session."""
-    import claimcheck.status
+    """Pin :func:`claimcheck.core.provenance.environment_info` for the whole session."""
+    import claimcheck.store.status
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(claimcheck.status, "environment_info", lambda: dict(PINNED_ENVIRONMENT))
+        patch.setattr(claimcheck.store.status, "environment_info", lambda: dict(PINNED_ENVIRONMENT))
         yield
 
 

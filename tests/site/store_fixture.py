@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from claimcheck.cards.wiki import load_wiki
 from claimcheck.checks.resolve import claim_tier
-from claimcheck.config import load_config
-from claimcheck.fingerprint import claim_fingerprint
-from claimcheck.store import Result, ResultStore
-from claimcheck.verdict import Verdict
-from claimcheck.wiki import load_wiki
+from claimcheck.core.config import load_config
+from claimcheck.store.fingerprint import claim_fingerprint
+from claimcheck.store.results import Result, ResultStore
+from claimcheck.verdicts.verdict import Verdict
 
 RUN_AT = "2026-11-29T12:00:00+00:00"
 ENVIRONMENT = {"python": "3.11.7", "torch": "2.13.0", "claimcheck": "0.1.0", "platform": "linux"}

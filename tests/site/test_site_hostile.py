@@ -18,7 +18,7 @@ from hostile_fixture import PLAIN_WITH_META, build_hostile_project
 from mkdocs.exceptions import Abort
 from site_html import build_site, copy_fixture
 
-from claimcheck.cli import main as claimcheck_main
+from claimcheck.cli.main import main as claimcheck_main
 
 CANARY = "claimcheck-canary-4f1d"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from site_html import build_site, copy_fixture
 
-from claimcheck.cards import SourceKind
-from claimcheck.cli import main
-from claimcheck.config import load_config
+from claimcheck.cards.frontmatter import SourceKind
+from claimcheck.cli.main import main
+from claimcheck.core.config import load_config
 from claimcheck.site.report import build_report
 from claimcheck.sources.cache import SourceCache, sha256_of
 from tests.sources.paper_fixture import fixture_eprint

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from claimcheck.cards import PaperCard
-from claimcheck.citations import Citation
-from claimcheck.config import load_config
+from claimcheck.cards.citations import Citation
+from claimcheck.cards.frontmatter import PaperCard
+from claimcheck.cards.wiki import load_wiki
+from claimcheck.core.config import load_config
 from claimcheck.site.inline import inline_markdown
-from claimcheck.wiki import load_wiki
 
 TOOL_PAGES = {"index.html", "verdicts.html"}
 """The pages about the tool itself, where its commands belong."""

@@ -9,7 +9,7 @@ import pytest
 from site_html import copy_fixture
 from store_fixture import MINISITE_RESULTS, write_results
 
-from claimcheck.errors import UsageError
+from claimcheck.core.errors import UsageError
 from claimcheck.site.report import configure_report_parser, escape_markdown, run_report
 
 

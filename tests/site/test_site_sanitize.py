@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from claimcheck.plainpages import card_hint
+from claimcheck.cards.plainpages import card_hint
 from claimcheck.site.paths import scrub_paths
 from claimcheck.site.sanitize import clean_fragment, clean_meta, clean_page_html, unsafe_markup
 from claimcheck.site.svgclean import clean_svg

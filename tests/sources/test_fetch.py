@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 from claimcheck.sources.cache import SourceCache, sha256_of
 from tests.sources.paper_fixture import fixture_eprint, serve
 

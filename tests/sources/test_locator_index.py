@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.locators import parse_locator
+from claimcheck.cards.locators import parse_locator
 from claimcheck.sources.latex import LatexProject
 from claimcheck.sources.quotes import QuoteState, SourceIndex, check_quote
 from claimcheck.sources.text import canonical

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cli import main
+from claimcheck.cli.main import main
 from tests.sources.paper_fixture import serve
 from tests.sources.test_fetch import ATOM
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.cards import SourceKind
-from claimcheck.cli import main
+from claimcheck.cards.frontmatter import SourceKind
+from claimcheck.cli.main import main
 from claimcheck.sources.cache import SourceCache, sha256_of
 from tests.sources.paper_fixture import fixture_eprint
 

@@ -12,8 +12,8 @@ import torch
 
 from claimcheck import CheckArgsError
 from claimcheck.checks.api import CheckContext
-from claimcheck.config import ProjectConfig
-from claimcheck.stats import interval_from_record
+from claimcheck.checks.stats import interval_from_record
+from claimcheck.core.config import ProjectConfig
 from models.checks import ablations
 
 
@@ -39,7 +39,7 @@ def test_paired_difference_is_b_minus_a_per_seed(tmp_path: Path,
         calls.append(spec)
         return fake_result([2.0, 2.2, 2.1] if spec["arm"] == "a" else [3.0, 3.4, 3.2])
 
-    monkeypatch.setattr("models.training.run_training", trainer)
+    monkeypatch.setattr("models.training.run.run_training", trainer)
     args = {"common": {"model": "m", "arm": "common"}, "a": {"arm": "a"}, "b": {"arm": "b"},
             "label_a": "r=1", "label_b": "r=3"}
     evidence = ablations.paired_difference(context(tmp_path, args))
@@ -55,7 +55,7 @@ def test_paired_difference_is_b_minus_a_per_seed(tmp_path: Path,
 def test_arms_must_share_seeds_and_held_out_set(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     results = iter([fake_result([1.0, 2.0]), fake_result([1.0, 2.0], examples=500)])
-    monkeypatch.setattr("models.training.run_training", lambda spec, ctx: next(results))
+    monkeypatch.setattr("models.training.run.run_training", lambda spec, ctx: next(results))
     with pytest.raises(ValueError, match="same held-out"):
         ablations.paired_difference(context(tmp_path, {"a": {}, "b": {}}))
     with pytest.raises(CheckArgsError, match="missing required key 'a'"):
@@ -83,7 +83,7 @@ class ShiftProbe(torch.nn.Module):
 
 
 def test_orientation_and_length_change_tell_equivariance_from_invariance() -> None:
-    from models.train_loop import Batches
+    from models.training.loop import Batches
 
     images = np.zeros((4, 1, 8, 8), dtype=np.uint8)
     images[:, 0, 3:5, 3:5] = 255
@@ -108,7 +108,7 @@ def test_both_checks_run_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
 
 
 def test_the_dynamic_routing_arm_keeps_the_backbone_and_swaps_the_routing() -> None:
-    from models.dynamic_routing import DynamicRouting
+    from models.dynamic.capsnet import DynamicRouting
     from models.registry import build_model
 
     torch.manual_seed(0)

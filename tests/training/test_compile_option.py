@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import torch
 
-from models.training import run_training
+from models.training.run import run_training
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from models.train_schedules import Schedule, resolve_schedule
+from models.training.schedules import Schedule, resolve_schedule
 
 
 def _flat(net: nn.Module) -> torch.Tensor:

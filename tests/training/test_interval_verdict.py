@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from claimcheck.cards import Claim
+from claimcheck.cards.frontmatter import Claim
 from claimcheck.checks.api import Evidence, Fidelity
-from claimcheck.stats import ChanceLevel, seed_interval
-from claimcheck.verdict import Verdict, describe_expect, judge
+from claimcheck.checks.stats import ChanceLevel, seed_interval
+from claimcheck.verdicts.judge import judge
+from claimcheck.verdicts.verdict import Verdict, describe_expect
 
 V, C, U = Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNVERIFIED
 
@@ -112,8 +113,8 @@ def test_forged_or_broken_interval_records_are_not_trusted() -> None:
 
 
 def test_a_stored_result_is_judged_again_by_its_interval() -> None:
-    from claimcheck.store import Result
-    from claimcheck.verdict import Verdict as Verdicts
+    from claimcheck.store.results import Result
+    from claimcheck.verdicts.verdict import Verdict as Verdicts
 
     stored = evidence([97.2, 97.9, 97.6], n=4000)
     result = Result(claim="x/c", card="c.md", line=1, statement="s", cite=["tab. 1"],

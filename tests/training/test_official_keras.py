@@ -3,8 +3,8 @@
 The strongest evidence that the port is the paper's model: build the official MNIST graph with
 the official layer code (``utils/layers.py``, ``models/efficient_capsnet_graph_mnist.py`` of
 EscVM/Efficient-CapsNet), give it random weights (and random BatchNorm statistics), carry them
-over with :func:`models.official_weights.port_weights`, and compare the class capsules on the same
-inputs. Needs TensorFlow and a checkout of the official repository, named by
+over with :func:`models.self_attention.keras_weights.port_weights`, and compare the class capsules
+on the same inputs. Needs TensorFlow and a checkout of the official repository, named by
 ``$CLAIMCHECK_OFFICIAL_EFFICIENT_CAPSNET``; without either the test is skipped (CI installs
 neither: TensorFlow is 600 MB). With the released ``efficient_capsnet_MNIST.h5`` in a data folder
 the same comparison also runs on the trained weights and MNIST-5k digits.
@@ -75,8 +75,8 @@ def keras_tensors(model: Any) -> list[tuple[str, np.ndarray]]:
 
 
 def ported(tensors: list[tuple[str, np.ndarray]]) -> Any:
-    from models.official_weights import port_weights
     from models.registry import build_model
+    from models.self_attention.keras_weights import port_weights
 
     model = build_model("efficient_capsnet", "mnist", decoder="none")
     report = port_weights(model, {"Efficient_CapsNet": tensors})
@@ -112,8 +112,8 @@ def test_same_random_weights_give_the_same_capsules(official_mnist_graph: Any) -
 def test_released_mnist_weights_agree_on_real_digits(official_mnist_graph: Any) -> None:
     from claimcheck.checks.api import DataUnavailable
     from models.data.mnist import load_mnist_5k_arrays
-    from models.data.official_weights import find_weights
-    from models.official_weights import keras_layers, read_keras_h5
+    from models.data.weight_files import find_weights
+    from models.self_attention.keras_weights import keras_layers, read_keras_h5
 
     try:
         path = find_weights("mnist")

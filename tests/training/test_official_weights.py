@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from claimcheck.checks.api import DataUnavailable
-from models.data.official_weights import FILES, find_weights, git_blob_id, verify
-from models.official_weights import port_weights, read_keras_h5, torch_layers
+from models.data.weight_files import FILES, find_weights, git_blob_id, verify
 from models.registry import build_model
+from models.self_attention.keras_weights import port_weights, read_keras_h5, torch_layers
 
 h5py = pytest.importorskip("h5py")
 

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from models.data.mnist import load_mnist_5k
-from models.train_loop import correct_count, crop_flip_augment, shift_augment
-from models.train_schedules import resolve_schedule
-from models.train_summary import evaluation_record, multi_accuracy_rule
-from models.training import effective_spec, fidelity_reasons, run_training, seed_list
+from models.training.loop import correct_count, crop_flip_augment, shift_augment
+from models.training.run import effective_spec, fidelity_reasons, run_training, seed_list
+from models.training.schedules import resolve_schedule
+from models.training.summary import evaluation_record, multi_accuracy_rule
 
 
 def test_efficient_capsnet_official_learning_rate_law() -> None:

@@ -1,4 +1,4 @@
-"""claimcheck.stats: Student's quantiles, the combined seed + binomial interval, chance."""
+"""claimcheck.checks.stats: Student's quantiles, the combined seed + binomial interval, chance."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from claimcheck.stats import (
+from claimcheck.checks.stats import (
     ChanceLevel,
     binomial_variance,
     interval_from_record,

@@ -12,7 +12,7 @@ import pytest
 
 from claimcheck.checks.api import CheckContext, Fidelity
 from claimcheck.checks.train import TrainerResultError, train_check, validate_result
-from claimcheck.config import ProjectConfig
+from claimcheck.core.config import ProjectConfig
 
 TRAINER_SOURCE = '''
 def run(spec, ctx):
@@ -86,7 +86,7 @@ def test_non_finite_metric_is_rejected() -> None:
 def test_interrupt_inside_training_propagates_without_result() -> None:
     from types import SimpleNamespace
 
-    from models.training import run_training
+    from models.training.run import run_training
 
     def interrupt(message: str, fraction: float | None) -> None:
         raise KeyboardInterrupt
@@ -101,8 +101,8 @@ def test_interrupt_inside_training_propagates_without_result() -> None:
 def test_time_limit_makes_the_run_fail_instead_of_shrinking_it() -> None:
     from types import SimpleNamespace
 
-    from models.train_loop import BudgetExceeded
-    from models.training import run_training
+    from models.training.loop import BudgetExceeded
+    from models.training.run import run_training
 
     ctx = SimpleNamespace(budget="smoke", device="cpu", seed=0, progress=lambda m, f: None)
     spec = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",

@@ -40,8 +40,9 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     shutil.copytree(ROOT / "models", root / "models",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "pyproject.toml").write_text("[tool.claimcheck]\nwiki = \"wiki\"\n",
-                                         encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.claimcheck]\nwiki = "wiki"\ntrainer = "models.training.run:run_training"\n',
+        encoding="utf-8")
     card = {"kind": "paper", "slug": "tiny", "arxiv": "2101.12491", "title": "Tiny",
             "authors": ["A. Author"], "year": 2021, "updated_at": "2026-11-29",
             "claims": [{"id": "tiny-full", "cite": "tab. 2", "statement": "A tiny run.",
@@ -78,7 +79,7 @@ def test_the_full_script_resumes_pieces_and_stores_the_same_figures(
     monkeypatch.delenv("CLAIMCHECK_TRAIN_CACHE", raising=False)
     monkeypatch.delenv("CLAIMCHECK_TRAIN_DEADLINE", raising=False)
     monkeypatch.syspath_prepend(str(ROOT))
-    from models.training import run_training
+    from models.training.run import run_training
 
     straight = run_training(SPEC, SimpleNamespace(budget="full", device="cpu", seed=0,
                                                    progress=lambda m, f: None))

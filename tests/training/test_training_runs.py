@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from models.training import run_training
+from models.training.run import run_training
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def test_multimnist_run_uses_two_labels() -> None:
 def test_train_check_end_to_end_with_the_project_trainer(tmp_path: Path) -> None:
     from claimcheck.checks.api import CheckContext
     from claimcheck.checks.train import train_check
-    from claimcheck.config import load_config
+    from claimcheck.core.config import load_config
 
     config = load_config(Path(__file__).resolve().parents[2])
     ctx = CheckContext(args=TINY, device="cpu", budget="smoke", seed=0,
@@ -73,7 +73,7 @@ def test_train_check_end_to_end_with_the_project_trainer(tmp_path: Path) -> None
 def test_the_multimnist_pipeline_learns_on_a_tiny_fixed_budget() -> None:
     """2 epochs of 2,000 overlaid pairs lift a narrow CapsNet clearly above guessing both
     digits (1/45), by the same rule that makes a verdict say "no signal"."""
-    from claimcheck.stats import ChanceLevel, seed_interval
+    from claimcheck.checks.stats import ChanceLevel, seed_interval
 
     spec = {"model": "capsnet_narrow", "preset": "multimnist", "dataset": "multimnist-5k",
             "schedule": "paper", "metric": "accuracy", "train_size": 1000,

@@ -1,0 +1,386 @@
+"""Citations in card bodies: ``[arxiv:2101.12491 §3.1, tab. 2]``.
+
+Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.cards.locators`)::
+
+    citation  = "[" , paper-ref , " " , locator , { ", " , locator } , { " #" , claim-name } ,
+                [ " " , quote ] , "]" ;
+    claim-name = lower-or-digit , { lower-or-digit } , { ( "-" | "_" ) , lower-or-digit ,
+                 { lower-or-digit } } ;   (* a claim id of the cited paper's card *)
+    paper-ref = arxiv-ref | doi-ref | openreview-ref | url-ref ;
+    arxiv-ref = "arxiv:" , arxiv-id , [ "v" , number ] ;   (* version >= 1 *)
+    doi-ref   = "doi:" , doi-id ;
+    openreview-ref = "openreview:" , or-char , { or-char } ;   (* 5 to 40 of A-Z a-z 0-9 _ - *)
+    url-ref   = "url:" , slug ;                (* a paper known by its URL: its card's slug *)
+    quote     = '"' , quote-char , { quote-char } , '"' ;   (* at most 300 characters *)
+    quote-char = ? any character except '"', "[" and "]" ? ;
+    arxiv-id  = new-id | old-id ;
+    new-id    = 4 * digit , "." , 4 * digit , [ digit ] ;  (* 2101.12491; month 01-12 *)
+    old-id    = archive , [ "." , subject ] , "/" , 7 * digit ;   (* cs/0112017, math.GT/0309136 *)
+    archive   = lower , { lower } , [ "-" , lower , { lower } ] ;
+    subject   = letter , { letter | "-" } ;
+    doi-id    = "10." , digit , { digit } , "/" , doi-char , { doi-char } ;
+    doi-char  = ? any character except white space, "," and "]" ? ;
+
+A quote is a short verbatim passage of the paper inside the cited locator; it is checked against
+the paper's cached source like a claim's quote (:mod:`claimcheck.sources`).
+
+A claim name says which of the claims at the locator the sentence states:
+``[arxiv:2101.12491 tab. 2 #mnist-params]``. A broad locator (``p. 1``, ``tab. 1``, ``§4``)
+covers many claims; the named ones are the citation's badge, the others stay in its hover card.
+Lint reports a name that is not a claim of the paper, or not at the cited locator, as an error
+(with "did you mean"), and a locator covering more than five claims with no name as a warning.
+
+Where a citation counts: an opening ``[`` followed by a scheme (``arxiv``, ``doi``,
+``openreview`` or ``url``, any case) and then ``:`` (or white space and a digit).
+ Everything else in brackets is prose. A candidate that is a
+Markdown link (``[...](url)``), a reference link (``[...][ref]``), a link definition
+(``[...]: url``), an image, or escaped (``\\[``) is never a citation. A candidate that breaks the
+grammar is reported as a :class:`CitationProblem` whose column points at the offending token.
+Citations inside code spans and code blocks are returned with ``in_code=True``.
+
+Lines and columns are 1-based and count characters (a tab is one column).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from claimcheck.cards.claims import CLAIM_ID_PATTERN
+from claimcheck.cards.codespans import code_regions, inside
+from claimcheck.cards.identifiers import SCHEMES, IdentifierError, PaperId, check_identifier
+from claimcheck.cards.locators import Locator, LocatorError, parse_locator
+
+__all__ = [
+    "Citation",
+    "CitationProblem",
+    "CitationSyntaxError",
+    "parse_citation",
+    "scan_citations",
+]
+
+_CANDIDATE = re.compile(r"\[[ \t]*(?i:arxiv|doi|openreview|url)(?:[ \t]*:|[ \t]+\d)")
+_SCHEME = re.compile(r"[A-Za-z]+")
+_NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
+_OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
+_VERSION = re.compile(r"(?P<id>.+?)v(?P<version>\d+)")
+_CLAIM_NAME = re.compile(CLAIM_ID_PATTERN.strip("^$"))
+MAX_QUOTE_LENGTH = 300
+MAX_CITATION_LENGTH = 600
+"""A candidate with no ``]`` within this many characters is unclosed (bounds the scan's work)."""
+_CLOSED_CANDIDATE = re.compile(
+    _CANDIDATE.pattern + rf"(?:[^\[\]\n]{{0,{MAX_CITATION_LENGTH}}}\])?"
+)
+"""A candidate and, when the same line closes it before any other ``[``, the rest of it."""
+
+
+class CitationSyntaxError(ValueError):
+    """A citation that breaks the grammar; ``col`` is 1-based within the citation text."""
+
+    def __init__(self, message: str, col: int, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.col = col
+        self.hint = hint
+
+
+class Citation(NamedTuple):
+    """One citation, where it was written, and what it points at.
+
+    An immutable named tuple rather than a frozen dataclass: a wiki holds tens of thousands of
+    citations, and a tuple is built about three times faster (issue 12 §6).
+    """
+
+    scheme: str
+    id: str
+    version: int | None
+    locators: tuple[Locator, ...]
+    path: str
+    line: int
+    col: int
+    in_code: bool
+    text: str
+    quote: str | None = None
+    claims: tuple[str, ...] = ()
+    """The claim ids the citation names (``#mnist-params``), in the order written."""
+
+    @property
+    def key(self) -> str:
+        """The cited work without its version, e.g. ``"arxiv:2101.12491"``."""
+        return f"{self.scheme}:{self.id}"
+
+    @property
+    def paper_key(self) -> str:
+        """The cited paper's wiki key: ``2101.12491``, ``doi:10.1038/...`` (lower case)."""
+        return self.id if self.scheme == "arxiv" else PaperId(self.scheme, self.id).key
+
+    @property
+    def end_col(self) -> int:
+        """The column just after the closing ``]``."""
+        return self.col + len(self.text)
+
+    def __str__(self) -> str:
+        version = "" if self.version is None else f"v{self.version}"
+        locators = ", ".join(str(locator) for locator in self.locators)
+        quote = "" if self.quote is None else f' "{self.quote}"'
+        names = "".join(f" #{name}" for name in self.claims)
+        return f"[{self.scheme}:{self.id}{version} {locators}{names}{quote}]"
+
+
+@dataclass(frozen=True)
+class CitationProblem:
+    """An attempted citation that does not parse, with the place of the offending token."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    hint: str | None = None
+
+
+def parse_citation(
+    text: str, *, path: str = "<string>", line: int = 1, col: int = 1, in_code: bool = False
+) -> Citation:
+    """Parse one citation such as ``"[arxiv:2101.12491 tab. 2]"``.
+
+    Raises :class:`CitationSyntaxError` with a 1-based column inside ``text``.
+    """
+    scheme, identifier, version, locators, quote, names = _parse_parts(text)
+    return Citation(scheme, identifier, version, locators, path, line, col, in_code, text, quote,
+                    names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_parts(
+    text: str,
+) -> tuple[str, str, int | None, tuple[Locator, ...], str | None, tuple[str, ...]]:
+    """The scheme, id, version, locators, quote and claim names of a citation (cached)."""
+    if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
+        raise CitationSyntaxError("a citation is enclosed in '[' and ']'", 1)
+    inner_end = len(text) - 1
+    pos = 1
+    if text[pos : pos + 1].isspace():
+        raise CitationSyntaxError("unexpected space after '['", pos + 1)
+    scheme_match = _SCHEME.match(text, pos)
+    if scheme_match is None:
+        raise CitationSyntaxError("expected a scheme ('arxiv' or 'doi')", pos + 1)
+    scheme = scheme_match[0]
+    if scheme not in SCHEMES:
+        if scheme.lower() in SCHEMES:
+            hint = f"did you mean `{scheme.lower()}`"
+            raise CitationSyntaxError(f"scheme must be lower case: {scheme!r}", pos + 1, hint)
+        known = ", ".join(f"`{name}`" for name in SCHEMES)
+        raise CitationSyntaxError(f"unknown scheme {scheme!r}", pos + 1, f"use one of {known}")
+    pos = scheme_match.end()
+    if text[pos : pos + 1] != ":":
+        raise CitationSyntaxError(f"expected ':' after {scheme!r}", pos + 1)
+    pos += 1
+    if text[pos : pos + 1].isspace():
+        fixed = f"[{scheme}:" + text[pos:].lstrip()
+        raise CitationSyntaxError(
+            f"unexpected space after '{scheme}:'", pos + 1, f"write `{fixed}`"
+        )
+    id_end = _token_end(text, pos, inner_end)
+    identifier, version = _parse_id(scheme, text[pos:id_end], pos + 1)
+    if id_end == inner_end:
+        example = f"[{scheme}:{text[pos:id_end]} §3.1]"
+        raise CitationSyntaxError(
+            "citation has no locator", id_end + 1, f"add one after a space, e.g. `{example}`"
+        )
+    if text[id_end] != " " or text[id_end + 1 : id_end + 2].isspace():
+        raise CitationSyntaxError("expected one space between the id and the locator", id_end + 1)
+    quote, names_end = _parse_quote(text, id_end + 1, inner_end)
+    names, locators_end = _parse_names(text, id_end + 1, names_end)
+    locators = _parse_locators(text, id_end + 1, locators_end)
+    return scheme, identifier, version, locators, quote, names
+
+
+def _parse_names(text: str, start: int, stop: int) -> tuple[tuple[str, ...], int]:
+    """The ``#claim-name`` words before ``stop``, and where the locators end."""
+    first = text.find(" #", start, stop)
+    if first == -1:
+        if "#" in text[start:stop]:
+            raise CitationSyntaxError(
+                "a claim name follows the locators after one space", text.index("#", start) + 1,
+                "write it like `[arxiv:2101.12491 tab. 2 #mnist-params]`")
+        return (), stop
+    names: list[str] = []
+    pos = first + 1
+    while pos < stop:
+        end = text.find(" ", pos, stop)
+        end = stop if end == -1 else end
+        word = text[pos:end]
+        if not word.startswith("#") or _CLAIM_NAME.fullmatch(word[1:]) is None:
+            raise CitationSyntaxError(
+                f"not a claim name: {word!r}", pos + 1,
+                "claim names are a card's claim ids after '#', separated by one space")
+        if word[1:] in names:
+            raise CitationSyntaxError(f"claim {word} is named twice", pos + 1)
+        names.append(word[1:])
+        pos = end + 1
+    return tuple(names), first
+
+
+def _parse_quote(text: str, start: int, stop: int) -> tuple[str | None, int]:
+    """The quote at the end of a citation, if any, and where the locators end."""
+    opening = text.find(' "', start, stop)
+    if opening == -1:
+        if '"' in text[start:stop]:
+            raise CitationSyntaxError(
+                "a quote follows the locators after one space", text.index('"', start) + 1,
+                'write it like `[arxiv:2101.12491 tab. 2 "161K parameters"]`')
+        return None, stop
+    body_start = opening + 2
+    if text[stop - 1] != '"' or stop - 1 < body_start:
+        raise CitationSyntaxError("unclosed quote: end it with '\"' before ']'", opening + 2)
+    quote = text[body_start : stop - 1]
+    if not quote.strip():
+        raise CitationSyntaxError("empty quote", opening + 2)
+    if '"' in quote:
+        raise CitationSyntaxError(
+            "a quote cannot contain '\"'", body_start + quote.index('"') + 1,
+            "quote a shorter passage, or use typographic quotes inside it")
+    if len(quote) > MAX_QUOTE_LENGTH:
+        raise CitationSyntaxError(
+            f"quote is longer than {MAX_QUOTE_LENGTH} characters", opening + 2,
+            "cards hold short quotes only")
+    return quote, opening
+
+
+def _token_end(text: str, start: int, stop: int) -> int:
+    """End of the id token: the first space, comma or closing bracket."""
+    end = start
+    while end < stop and text[end] not in " ,\t":
+        end += 1
+    return end
+
+
+def _parse_id(scheme: str, token: str, col: int) -> tuple[str, int | None]:
+    """Validate an id token; return the bare id and its version."""
+    if not token:
+        raise CitationSyntaxError(f"missing id after '{scheme}:'", col)
+    if scheme != "arxiv":
+        try:
+            return check_identifier(scheme, token), None
+        except IdentifierError as error:
+            raise CitationSyntaxError(error.message, col, error.hint) from None
+    identifier, version = token, None
+    versioned = _VERSION.fullmatch(token)
+    if versioned is not None:
+        identifier, version = versioned["id"], int(versioned["version"])
+    new_style = _NEW_ARXIV.fullmatch(identifier)
+    if new_style is None and _OLD_ARXIV.fullmatch(identifier) is None:
+        hint = "write a new-style id like `2101.12491` or an old-style one like `cs/0112017`"
+        raise CitationSyntaxError(f"not an arXiv id: {token!r}", col, hint)
+    if new_style is not None and not 1 <= int(new_style["month"]) <= 12:
+        raise CitationSyntaxError(f"not an arXiv id: {token!r} (month out of range)", col)
+    if version == 0:
+        raise CitationSyntaxError("arXiv versions start at v1", col + len(identifier))
+    return identifier, version
+
+
+def _parse_locators(text: str, start: int, stop: int) -> tuple[Locator, ...]:
+    """Parse ``locator { ", " locator }`` between ``start`` and ``stop``."""
+    locators: list[Locator] = []
+    pos = start
+    while True:
+        comma = text.find(",", pos, stop)
+        piece_end = stop if comma == -1 else comma
+        try:
+            locator = parse_locator(text[pos:piece_end])
+        except LocatorError as error:
+            hint = _missing_comma_hint(text[pos:piece_end]) or error.hint
+            raise CitationSyntaxError(error.message, pos + error.col_offset + 1, hint) from None
+        if locator in locators:
+            raise CitationSyntaxError(f"duplicate locator '{locator}'", pos + 1)
+        locators.append(locator)
+        if comma == -1:
+            return tuple(locators)
+        if text[comma + 1 : comma + 2] != " " or text[comma + 2 : comma + 3].isspace():
+            raise CitationSyntaxError("locators are separated by ', '", comma + 1)
+        pos = comma + 2
+
+
+def _missing_comma_hint(piece: str) -> str | None:
+    """A hint when ``piece`` is two valid locators joined by a space, as in ``§3.1 tab. 2``."""
+    for index, char in enumerate(piece):
+        if char != " ":
+            continue
+        try:
+            first, second = parse_locator(piece[:index]), parse_locator(piece[index + 1 :])
+        except LocatorError:
+            continue
+        return f"separate locators with ', ': `{first}, {second}`"
+    return None
+
+
+def scan_citations(
+    markdown: str,
+    path: str,
+    line_offset: int = 0,
+    tokens: Sequence[Any] | None = None,
+) -> tuple[list[Citation], list[CitationProblem]]:
+    """Find every citation and every malformed attempt in a Markdown body.
+
+    ``line_offset`` is the number of file lines before the body (the front matter), so that the
+    reported lines are file lines. ``tokens`` may pass block tokens that markdown-it-py already
+    produced for this body, to spare a second parse.
+
+    One regular-expression pass finds each candidate with its closing bracket; lines are counted
+    between candidates, and only closed candidates reach the grammar's parser.
+    """
+    citations: list[Citation] = []
+    problems: list[CitationProblem] = []
+    code: list[tuple[int, int]] | None = None
+    line, line_start, counted = line_offset + 1, 0, 0
+    for match in _CLOSED_CANDIDATE.finditer(markdown):
+        start, end = match.span()
+        newlines = markdown.count("\n", counted, start)
+        if newlines:
+            line += newlines
+            line_start = markdown.rfind("\n", counted, start) + 1
+        counted = start
+        col = start - line_start + 1
+        # a head ends with ':' or a digit, so a match that ends with ']' holds the rest
+        if markdown[end - 1] != "]" or end - start > MAX_CITATION_LENGTH:
+            problems.append(
+                CitationProblem(
+                    path,
+                    line,
+                    col,
+                    "unclosed citation: no ']' after it on this line",
+                    "a citation must not break across lines",
+                )
+            )
+            continue
+        if _is_not_citation(markdown, start, end - 1, line_start):
+            continue
+        if code is None:
+            line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
+            code = code_regions(markdown, line_starts, tokens)
+        text = match[0]
+        try:
+            scheme, identifier, version, locators, quote, names = _parse_parts(text)
+            citations.append(Citation(scheme, identifier, version, locators, path, line, col,
+                                      bool(code) and inside(code, start), text, quote, names))
+        except CitationSyntaxError as error:
+            problems.append(
+                CitationProblem(path, line, col + error.col - 1, error.message, error.hint)
+            )
+    return citations, problems
+
+
+def _is_not_citation(markdown: str, start: int, close: int, line_start: int) -> bool:
+    """Whether the bracket is an image, a link, a link definition or an escaped bracket."""
+    before = markdown[start - 1] if start > 0 else ""
+    if before in ("!", "\\"):
+        return True
+    after = markdown[close + 1 : close + 2]
+    if after == "(":
+        return True
+    if after == "[":
+        return _CANDIDATE.match(markdown, close + 1) is None
+    return after == ":" and not markdown[line_start:start].strip(" >")

@@ -1,0 +1,91 @@
+"""``claimcheck papers fetch [ID…] [--pin]``: bring papers' sources into the source cache."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from claimcheck.cards.frontmatter import PaperCard
+from claimcheck.cards.identifiers import IdentifierError, parse_paper_key
+from claimcheck.cards.loader import LoadedCard
+from claimcheck.core.config import load_config
+from claimcheck.core.errors import ClaimcheckError, UsageError
+from claimcheck.core.exitcodes import ExitCode
+
+__all__ = ["configure_papers_parser", "run_papers"]
+
+
+def configure_papers_parser(parser: argparse.ArgumentParser) -> None:
+    """Add ``papers fetch`` to ``parser``."""
+    commands = parser.add_subparsers(dest="papers_command", required=True, metavar="fetch",
+                                     parser_class=type(parser))
+    fetch = commands.add_parser("fetch", help="download the papers' sources into the cache")
+    fetch.add_argument("ids", nargs="*", metavar="ID",
+                       help="paper keys (2101.12491, doi:…, openreview:…, url:slug) or card "
+                            "slugs (default: every paper card)")
+    fetch.add_argument("--pin", action="store_true",
+                       help="fetch the latest version and write its pin into the card")
+    fetch.add_argument("--wiki", help="wiki folder (default: the configured one)")
+
+
+def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
+    papers = [c for c in cards if isinstance(c.card, PaperCard)]
+    if not wanted:
+        return papers
+    chosen: list[LoadedCard] = []
+    for text in wanted:
+        match = [c for c in papers if c.card.slug == text]
+        if not match:
+            try:
+                key = parse_paper_key(text).key
+            except IdentifierError as error:
+                raise UsageError(f"{text!r} is neither a card slug nor a paper key: "
+                                 f"{error}") from None
+            match = [c for c in papers if isinstance(c.card, PaperCard)
+                     and c.card.paper_key == key]
+        if not match:
+            raise UsageError(f"no paper card for {text!r}; write one with `claimcheck new paper`")
+        chosen.extend(c for c in match if c not in chosen)
+    return chosen
+
+
+def run_papers(ns: argparse.Namespace) -> int:
+    """Fetch each selected paper; one line each; exit 1 if any failed."""
+    from claimcheck.cards.wiki import load_wiki
+    from claimcheck.sources.cache import SourceCache
+    from claimcheck.sources.fetch import fetch_card
+
+    target = Path(ns.wiki) if ns.wiki else None
+    config = load_config(target)
+    wiki = load_wiki(config, target)
+    for problem in wiki.load_errors:
+        print(problem.one_line(), file=sys.stderr)
+    cache = SourceCache.for_config(config)
+    selected = _select(wiki.cards, list(ns.ids))
+    if os.environ.get("CLAIMCHECK_OFFLINE"):
+        print(f"nothing was fetched: CLAIMCHECK_OFFLINE is set, so the {len(selected)} "
+              "paper(s) asked for were not downloaded", file=sys.stderr)
+        return ExitCode.CHECK_ERRORS
+    failed = 0
+    for loaded in selected:
+        try:
+            print(fetch_card(loaded, cache, pin=ns.pin).message)
+        except ClaimcheckError as error:
+            failed += 1
+            print(error.one_line(), file=sys.stderr)
+    print(fetch_summary(len(selected), failed, str(cache.folder)), file=sys.stderr)
+    return ExitCode.CHECK_ERRORS if failed or wiki.load_errors else ExitCode.OK
+
+
+def fetch_summary(asked: int, failed: int, folder: str) -> str:
+    """The last line of ``papers fetch``: what is in the cache now, and never more than that."""
+    if asked == 0:
+        return "nothing to fetch: no paper card was selected"
+    if failed == asked:
+        return (f"nothing was fetched: all {asked} download(s) failed (the reasons are above); "
+                "the cache is unchanged")
+    done = asked - failed
+    tail = f"; {failed} failed (the reasons are above)" if failed else ""
+    return f"{done} of {asked} source(s) in the cache ({folder}){tail}"

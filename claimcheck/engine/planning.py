@@ -1,0 +1,143 @@
+"""Which claims a verify runs, with which limits, and which it refuses without running.
+
+A claim with a check runs when its stored result is missing or stale, with ``force``, with
+``recheck`` (its result file changed in a pull request: ``--recheck-results-changed-since``), or
+when it is a ``train`` result made at a smaller budget than the one asked for. ``only`` narrows
+the selection with an fnmatch pattern on the global id, the arXiv id or the card's slug. Claims
+marked ``unverified: reason`` are reported with that reason, never run.
+
+A stored result is evidence only of what it holds: its ``tier`` and ``budget`` are data a pull
+request can edit, so they never decide whether a stale result runs. A stale result is re-run
+whatever it says it is; the tier that counts is the claim's own (:func:`claim_tier`). A run
+still never replaces a successful ``train`` result with one of a smaller budget
+(:mod:`claimcheck.store.results`): the smaller run goes into its history, and the kept result stays
+shown as stale until a run at its own budget refreshes it.
+
+Budgets are amounts of work (the trainer's business); the time limits here are only safety nets,
+several times the expected time, and crossing one is an error of that run, never a verdict.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+from claimcheck.cards.frontmatter import Tier
+from claimcheck.cards.wiki import ClaimRef, Wiki
+from claimcheck.checks.resolve import claim_tier
+from claimcheck.core.config import ProjectConfig
+from claimcheck.core.errors import CheckReferenceError
+from claimcheck.store.conflicts import refused_identities
+from claimcheck.store.result import BUDGETS, budget_rank, succeeded
+from claimcheck.store.results import ResultStore
+from claimcheck.store.status import StoredStatus, collect_status
+from claimcheck.trust.boundary import callable_slots, resolve_reference
+from claimcheck.trust.data_paths import path_arg_problems
+
+__all__ = [
+    "BUDGETS", "TIER_TIMEOUT_S", "TRAIN_TIMEOUT_S", "RunOptions", "matches", "needs_run",
+    "plan", "refusal", "timeout_for",
+]
+
+TIER_TIMEOUT_S = {Tier.STATIC: 120.0, Tier.UNIT: 120.0, Tier.BENCH: 300.0}
+TRAIN_TIMEOUT_S = {"smoke": 900.0, "short": 3600.0, "full": 48 * 3600.0}
+"""Safety nets in CPU seconds of the check (:mod:`claimcheck.engine.safety_net`): about 30x the
+expected work of a smoke run, 12x a short one."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The knobs of one verify run (``timeout_s=None``: the tier's default).
+
+    ``rerun_on_environment`` re-runs every result whose recorded environment (torch, python,
+    platform) differs from this one; ``recheck`` holds global ids whose result files a pull
+    request changed, re-run whatever their state; ``recheck_power`` those whose power files it
+    changed, whose variants a power run runs again.
+    """
+
+    budget: str = "smoke"
+    device: str = "auto"
+    timeout_s: float | None = None
+    jobs: int = 1
+    force: bool = False
+    only: tuple[str, ...] = ()
+    seed: int = 0
+    rerun_on_environment: bool = False
+    recheck: frozenset[str] = field(default_factory=frozenset)
+    recheck_power: frozenset[str] = field(default_factory=frozenset)
+
+
+def matches(ref: ClaimRef, patterns: tuple[str, ...]) -> bool:
+    """Whether the ``--only PATTERN`` options select ``ref``: any pattern matching its global id,
+    arXiv id or card slug; no pattern selects every claim."""
+    if not patterns:
+        return True
+    names = (ref.global_id, ref.arxiv, ref.card.card.slug)
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
+
+
+def _larger_budget(status: StoredStatus, options: RunOptions) -> bool:
+    """Whether the stored result is a successful ``train`` result of a larger budget."""
+    stored = status.stored
+    return (stored is not None and succeeded(stored) and stored.tier == Tier.TRAIN.value
+            and budget_rank(stored.budget) > budget_rank(options.budget))
+
+
+def needs_run(status: StoredStatus, options: RunOptions) -> bool:
+    """Whether a claim with a check must run now (see the module docstring)."""
+    stored = status.stored or status.result
+    if options.force or stored is None or status.ref.global_id in options.recheck:
+        return True
+    if status.stale:
+        return True
+    if (claim_tier(status.ref.claim) is Tier.TRAIN and stored.tier == Tier.TRAIN.value
+            and stored.budget in BUDGETS):
+        return budget_rank(stored.budget) < budget_rank(options.budget)
+    return False
+
+
+def timeout_for(tier: Tier, options: RunOptions) -> float:
+    """``--timeout`` if given, else the tier's safety net (train: by budget)."""
+    if options.timeout_s is not None:
+        return options.timeout_s
+    if tier is Tier.TRAIN:
+        return TRAIN_TIMEOUT_S[options.budget]
+    return TIER_TIMEOUT_S[tier]
+
+
+def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
+    """Why the claim is not run although it was planned (``""``: run it).
+
+    A path argument outside the project's data roots, or a function the claim names that the
+    trust boundary refuses (the messages lint gives: such a claim never reaches a worker); or a
+    re-check of a changed result file that this run's budget cannot reproduce.
+    """
+    ref = status.ref
+    paths = path_arg_problems(ref.claim.args, config)
+    if paths:
+        return paths[0].message
+    for slot in callable_slots(ref.claim.check, ref.claim.args):
+        try:
+            resolve_reference(slot.text, config, role=slot.role)
+        except CheckReferenceError as exc:
+            return exc.message
+    if ref.global_id in options.recheck and _larger_budget(status, options):
+        budget = status.stored.budget if status.stored else "?"
+        return (f"its result file changed, at budget {budget!r}, which this run "
+                f"({options.budget!r}) cannot re-check: run with --budget {budget}")
+    return ""
+
+
+def plan(
+    wiki: Wiki, store: ResultStore, options: RunOptions
+) -> tuple[list[StoredStatus], list[StoredStatus]]:
+    """Every selected claim's status, and those of them to run (never a claim whose identity is
+    ambiguous, :mod:`claimcheck.store.conflicts`: its rows say why, :func:`refuse_ambiguous`)."""
+    refused = refused_identities(wiki)
+    statuses = [
+        s for s in collect_status(wiki, store, rerun_on_environment=options.rerun_on_environment)
+        if matches(s.ref, options.only)
+    ]
+    planned = [s for s in statuses if s.ref.claim.check is not None
+               and s.ref.global_id not in refused and needs_run(s, options)]
+    return statuses, planned

@@ -1,0 +1,97 @@
+"""Claim rows a person can read at any width, and the one summary line every run ends with.
+
+A table of seven columns cannot fit 80 columns without squeezing the figures to nothing, so a
+terminal gets one block per claim instead, wrapped to the terminal's width::
+
+    ✗ 2101.12491/params  contradicted · paper-vs-code · wiki/papers/efficient-capsnet.md:23
+        measured 161,500 · expected ≈ 161,000 (±0.5%)
+        The MNIST network has about 161K trainable parameters, decoder excluded.
+        reason: measured 161,500 is outside 161,000 ± 0.5%
+
+Figures are never cut: a line breaks only between words, and a word longer than the width (a
+long id) keeps its own line whole. Anything that is not a terminal (a pipe, a file, CI) gets
+one plain line per claim (:func:`plain_line`), which greps well.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Iterable
+from typing import Any
+
+from claimcheck.cards.frontmatter import Expect
+from claimcheck.reports.rows import ClaimRow
+from claimcheck.verdicts.verdict import describe_expect, format_value
+
+__all__ = ["MARKS", "claim_block", "plain_line", "summary_line", "wrapped"]
+
+MARKS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
+"""The mark of each verdict, as the badges show it."""
+INDENT = "    "
+
+
+def _label(row: ClaimRow) -> str:
+    return "errored" if row.errored else row.verdict
+
+
+def wrapped(text: str, width: int, indent: str = INDENT, first: str | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, breaking only between words; the
+    first line starts with ``first`` (default: ``indent``)."""
+    return textwrap.wrap(" ".join(text.split()), width=max(width, 20),
+                         initial_indent=indent if first is None else first,
+                         subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or []
+
+
+def expected_text(expected: dict[str, Any] | None) -> str:
+    """The expectation in words (``approx 161000 ± 0.5%``), or ``-``."""
+    if not expected:
+        return "-"
+    try:
+        return describe_expect(Expect.model_validate(expected))
+    except ValueError:
+        return json.dumps(expected)
+
+
+def _measured(row: ClaimRow) -> str:
+    return row.measured_text() if row.measured is not None else "-"
+
+
+def claim_block(row: ClaimRow, width: int, basis: str) -> list[str]:
+    """One claim as lines of at most ``width`` characters (a longer word keeps its line)."""
+    stale = " (stale)" if row.stale else ""
+    head = (f"{MARKS[row.verdict]} {row.claim}  {_label(row)}{stale} · {basis} · "
+            f"{row.where()}")
+    lines = wrapped(head, width, first="")
+    lines += wrapped(f"measured {_measured(row)} · expected {expected_text(row.expected)}",
+                      width)
+    lines += wrapped(row.statement, width)
+    notes = "; ".join(note for note in (row.reason, row.environment_note) if note)
+    if notes:
+        lines += wrapped(f"reason: {notes}", width)
+    return lines
+
+
+def plain_line(row: ClaimRow, basis: str) -> str:
+    """``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``."""
+    measured = format_value(row.measured) if row.measured is not None else "-"
+    parts = [row.claim, basis, row.verdict + (" (stale)" if row.stale else ""),
+             f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
+    notes = " ".join("; ".join(note for note in (row.reason, row.environment_note)
+                               if note).split())
+    return "  ".join([*parts, notes] if notes else parts)
+
+
+def summary_line(rows: Iterable[ClaimRow], seconds: float) -> str:
+    """``ran 3, up to date 119: verified 83, contradicted 3, unverified 36, stale 0, errors 0
+    (12.4 s)``: what this run did and where the wiki stands."""
+    rows = list(rows)
+    ran = sum(row.ran for row in rows)
+    fresh = sum(not row.ran and not row.stale for row in rows)
+    counts = {verdict: sum(row.verdict == verdict for row in rows) for verdict in MARKS}
+    stale = sum(row.stale for row in rows)
+    errors = sum(row.errored for row in rows)
+    return (f"ran {ran}, up to date {fresh}: verified {counts['verified']}, contradicted "
+            f"{counts['contradicted']}, unverified {counts['unverified']}, stale {stale}, "
+            f"errors {errors} ({seconds:.1f} s)")

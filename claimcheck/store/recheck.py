@@ -1,0 +1,94 @@
+"""Which claims' stored results a pull request changed, so CI can re-make them.
+
+Results are committed, so a pull request can change a result file by hand. Every read judges a
+stored measurement again (:mod:`claimcheck.store.status`), which catches a verdict that does not
+follow from its own measurement, but not a forged measurement. CI therefore re-runs every claim
+whose result file or artifacts differ from the pull request's base::
+
+    claimcheck verify wiki/ --recheck-results-changed-since origin/main
+
+:func:`changed_result_claims` asks git for the files under the results store that differ between
+``GIT_REF`` and the working tree (committed, staged, unstaged or untracked) and maps them to the
+claims of the wiki. A re-run replaces the changed file with a real measurement; one the run's
+budget cannot reproduce (a ``full``-budget result in a ``smoke`` CI run) errs, so the run fails
+and a person looks. A changed power file (:func:`changed_power_claims`) is re-made the same way
+by ``verify --power``: every variant its claim lists runs again.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from claimcheck.cards.wiki import Wiki
+from claimcheck.core.errors import UsageError
+from claimcheck.store.results import result_stem
+
+
+def _git(root: Path, *args: str) -> list[str]:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UsageError(f"--recheck-results-changed-since needs git: {exc}") from None
+    if done.returncode != 0:
+        problem = " ".join(done.stderr.split()) or f"git exited with {done.returncode}"
+        raise UsageError(f"--recheck-results-changed-since: {problem}")
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def changed_result_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
+    """Global ids of the claims whose result file or artifacts differ from ``git_ref``."""
+    return _changed(wiki, git_ref, _stem)
+
+
+def changed_power_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
+    """Global ids of the claims whose power file (``power/<stem>.json``,
+    :mod:`claimcheck.store.power`) differs from ``git_ref``: ``verify --power`` runs all their
+    listed variants again."""
+    return _changed(wiki, git_ref, _power_stem)
+
+
+def _changed(wiki: Wiki, git_ref: str, stem_of: Callable[[Path, str], str | None]
+             ) -> frozenset[str]:
+    root, store = wiki.config.root, wiki.config.results
+    try:
+        relative = store.relative_to(root).as_posix()
+    except ValueError:
+        raise UsageError(
+            f"--recheck-results-changed-since: the results store {store} lies outside the "
+            f"project {root}") from None
+    if git_ref.startswith("-"):
+        raise UsageError(f"--recheck-results-changed-since: {git_ref!r} is not a git ref")
+    _git(root, "rev-parse", "--verify", "--quiet", f"{git_ref}^{{commit}}")
+    changed = _git(root, "diff", "--relative", "--name-only", "--no-renames", git_ref, "--",
+                   relative)
+    changed += _git(root, "ls-files", "--others", "--exclude-standard", "--", relative)
+    stems = {stem_of(Path(path), relative) for path in changed} - {None}
+    return frozenset(ref.global_id for ref in wiki.claims()
+                     if result_stem(ref.global_id) in stems)
+
+
+def _stem(path: Path, store: str) -> str | None:
+    """``results/<stem>.json`` or ``artifacts/<stem>/...`` under the store, as ``<stem>``."""
+    try:
+        parts = path.relative_to(store).parts
+    except ValueError:
+        return None
+    if len(parts) == 2 and parts[0] == "results" and parts[1].endswith(".json"):
+        return parts[1][: -len(".json")]
+    if len(parts) >= 3 and parts[0] == "artifacts":
+        return parts[1]
+    return None
+
+
+def _power_stem(path: Path, store: str) -> str | None:
+    """``power/<stem>.json`` under the store, as ``<stem>``."""
+    try:
+        parts = path.relative_to(store).parts
+    except ValueError:
+        return None
+    if len(parts) == 2 and parts[0] == "power" and parts[1].endswith(".json"):
+        return parts[1][: -len(".json")]
+    return None
