@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
@@ -21,25 +23,18 @@ def test_a_command_the_suite_starts_takes_ctrl_c() -> None:
     assert done.stdout.strip() == "True"
 
 
-def test_a_suite_started_with_sigint_ignored_still_starts_interruptible_commands() -> None:
+RESET = "from tests.conftest import pytest_configure\npytest_configure(None)\n"
+
+
+@pytest.mark.parametrize(("reset", "interruptible"), [(RESET, "True"), ("", "False")],
+                         ids=["with-the-suite-reset", "without-it"])
+def test_a_suite_started_with_sigint_ignored_starts_interruptible_commands_only_with_the_reset(
+        reset: str, interruptible: str) -> None:
     suite = (
         "import signal, subprocess, sys\n"
         "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"  # what `nohup ... &` hands the suite
-        "from tests.conftest import pytest_configure\n"
-        "pytest_configure(None)\n"
-        f"sys.exit(subprocess.run([sys.executable, '-c', {PROBE!r}]).returncode)\n"
+        f"{reset}sys.exit(subprocess.run([sys.executable, '-c', {PROBE!r}]).returncode)\n"
     )
     done = subprocess.run([sys.executable, "-c", suite], capture_output=True, text=True,
                           check=True, cwd=ROOT)
-    assert done.stdout.strip() == "True"
-
-
-def test_without_the_reset_the_command_would_ignore_ctrl_c() -> None:
-    suite = (
-        "import signal, subprocess, sys\n"
-        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        f"sys.exit(subprocess.run([sys.executable, '-c', {PROBE!r}]).returncode)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", suite], capture_output=True, text=True,
-                          check=True, cwd=ROOT)
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == interruptible
