@@ -26,10 +26,10 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # models/ is not installed
 
 from models.capsules import label_mask, margin_loss
-from models.dynamic.capsnet import DynamicRouting
+from models.dynamic.routing import DynamicRouting
 from models.inverted.networks import InvertedDotProductRouting
 from models.registry import build_model
-from models.self_attention.efficient_capsnet import SelfAttentionRouting
+from models.self_attention.routing import SelfAttentionRouting
 
 Step = Callable[[], object]
 STACK = "paper: inverted CIFAR-10 capsule stack, 2 passes"

@@ -12,7 +12,7 @@ routing (arxiv:2101.12491 eqs. 3-6). To ask what the routing alone changes, this
 everything of :class:`models.self_attention.efficient_capsnet.EfficientCapsNet` (stem, depthwise
 primary capsules with their squash, decoder, length read-out) and swaps only the class-capsule layer
 for
-:class:`models.dynamic.capsnet.DynamicRouting` with ``iterations`` rounds of agreement
+:class:`models.dynamic.routing.DynamicRouting` with ``iterations`` rounds of agreement
 (16 primary capsules → 10 class capsules, one 16×8 matrix per pair, as in the original).
 It is a wiki experiment, not a model from either paper.
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.dynamic.capsnet import CapsNet, CapsNetConfig, DynamicRouting
+from models.dynamic.capsnet import CapsNet, CapsNetConfig
+from models.dynamic.routing import DynamicRouting
 from models.registry import register_model
 from models.self_attention.efficient_capsnet import EfficientCapsNet, EfficientCapsNetConfig
 

@@ -34,7 +34,7 @@ class RepeatedDynamicRouting(nn.Module):
         self.times = times
 
     def forward(self, u_hat: Tensor) -> Tensor:
-        from models.dynamic.capsnet import dynamic_routing
+        from models.dynamic.routing import dynamic_routing
 
         poses = dynamic_routing(u_hat, self.iterations).poses
         for _ in range(self.times - 1):
@@ -46,7 +46,7 @@ class RepeatedDynamicRouting(nn.Module):
 def dynamic_routing_layer(n_in: int = 1152, iterations: int = 3, d_in: int = 8, n_out: int = 10,
                           d_out: int = 16) -> nn.Module:
     """A ``DynamicRouting`` layer (DigitCaps of arxiv:1710.09829 §4 by default)."""
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     return DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations)
 
@@ -62,6 +62,6 @@ def dynamic_routing_alone(iterations: int = 3, times: int = 1) -> nn.Module:
 def self_attention_layer(n_in: int = 16, d_in: int = 8, n_out: int = 10,
                          d_out: int = 16) -> nn.Module:
     """A ``SelfAttentionRouting`` layer (FCCaps of arxiv:2101.12491 by default)."""
-    from models.self_attention.efficient_capsnet import SelfAttentionRouting
+    from models.self_attention.routing import SelfAttentionRouting
 
     return SelfAttentionRouting(n_in, d_in, n_out, d_out)

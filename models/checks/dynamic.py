@@ -1,7 +1,7 @@
 """Property checks of dynamic routing (arxiv:1710.09829 eq. 2, eq. 3, Procedure 1 = alg. 1).
 
 The reference below is written from the paper's equations, independently of
-``models.dynamic.capsnet``: b_ij = 0; r times: c_i = softmax(b_i) over the parents (eq. 3),
+``models.dynamic.routing``: b_ij = 0; r times: c_i = softmax(b_i) over the parents (eq. 3),
 s_j = Σ_i c_ij û_{j|i} (eq. 2), v_j = squash(s_j) (eq. 1), b_ij += û_{j|i}·v_j. Predictions are
 laid out (B, parent j, child i, e) and couplings are returned as (B, child i, parent j).
 
@@ -60,8 +60,8 @@ def reference_routing(
 
 
 def model_router(u_hat: Tensor, iterations: int) -> tuple[Tensor, Tensor]:
-    """The project's implementation, ``models.dynamic.capsnet.dynamic_routing``."""
-    from models.dynamic.capsnet import dynamic_routing
+    """The project's implementation, ``models.dynamic.routing.dynamic_routing``."""
+    from models.dynamic.routing import dynamic_routing
 
     poses, coupling = dynamic_routing(u_hat, iterations)
     return poses, coupling
@@ -167,7 +167,7 @@ def measure_prediction_sum(
 @claim_check
 def prediction_weighted_sum(ctx: CheckContext) -> Evidence:
     """arxiv:1710.09829 eq. 2, measured on a ``DynamicRouting`` layer with r = 1."""
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     torch.manual_seed(ctx.seed)
     layer = DynamicRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, iterations=1).double()

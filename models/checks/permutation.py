@@ -41,7 +41,7 @@ BATCH, CHILDREN, PARENTS, DIM = 3, 20, 7, 16
 
 
 def _dynamic(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route], str]:
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     torch.manual_seed(seed)
     layer = DynamicRouting(CHILDREN, 8, PARENTS, DIM, iterations=3).double().eval()
@@ -53,7 +53,7 @@ def _dynamic(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route]
 
 
 def _self_attention(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route], str]:
-    from models.self_attention.efficient_capsnet import SelfAttentionRouting
+    from models.self_attention.routing import SelfAttentionRouting
 
     torch.manual_seed(seed)
     layer = SelfAttentionRouting(CHILDREN, 8, PARENTS, DIM).double().eval()

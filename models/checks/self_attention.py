@@ -1,7 +1,7 @@
 """Property checks of self-attention routing (arxiv:2101.12491 eqs. 3-6, §3.1).
 
 The reference is written from the equations, independently of
-``models.self_attention.efficient_capsnet``: û_{j|i} = u_i W_ji (eq. 3); A_j = Û_j Û_jᵀ / √d, formed
+``models.self_attention.routing``: û_{j|i} = u_i W_ji (eq. 3); A_j = Û_j Û_jᵀ / √d, formed
 as the full n_l × n_l matrix (eq. 5); logits b_ji = Σ_k A_j[i, k]; c_{·i} = softmax over the parents
 j (eq. 6); s_j = Σ_i (c_ji + B_ji) û_{j|i} with the learned log priors B added after the softmax, as
 the official code does (eq. 4); v_j = (1 − e^{−‖s_j‖}) s_j/‖s_j‖ (eq. 2). Weights are laid out as
@@ -63,7 +63,7 @@ def reference_self_attention(
 
 def build_layer(seed: int, divisor: str = "output") -> Any:
     """A float64 ``SelfAttentionRouting`` with non-zero log priors (zero ones hide their use)."""
-    from models.self_attention.efficient_capsnet import SelfAttentionRouting
+    from models.self_attention.routing import SelfAttentionRouting
 
     torch.manual_seed(seed)
     layer = SelfAttentionRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, divisor=divisor)  # type: ignore[arg-type]

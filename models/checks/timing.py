@@ -40,7 +40,7 @@ def dynamic_routing_step(
     device: str = "cpu",
 ) -> Timed:
     """Routing alone: ``dynamic_routing`` on fixed predictions (batch, n_out, n_in, d_out)."""
-    from models.dynamic.capsnet import dynamic_routing
+    from models.dynamic.routing import dynamic_routing
 
     u_hat = _inputs((batch, n_out, n_in, d_out), seed, device) * 0.05
 
@@ -63,7 +63,7 @@ def dynamic_routing_layer(
     device: str = "cpu",
 ) -> Timed:
     """A ``DynamicRouting`` layer's forward on (batch, n_in, d_in) children."""
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     torch.manual_seed(seed)
     layer = DynamicRouting(n_in, d_in, n_out, d_out, iterations=iterations).to(device).eval()
@@ -92,7 +92,7 @@ def self_attention_layer(
     device: str = "cpu",
 ) -> Timed:
     """A ``SelfAttentionRouting`` layer's forward on (batch, n_in, d_in) children."""
-    from models.self_attention.efficient_capsnet import SelfAttentionRouting
+    from models.self_attention.routing import SelfAttentionRouting
 
     torch.manual_seed(seed)
     layer = SelfAttentionRouting(n_in, d_in, n_out, d_out).to(device).eval()

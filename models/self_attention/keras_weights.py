@@ -100,7 +100,7 @@ def torch_layers(model: Any) -> list[tuple[str, str, Any]]:
     """``(module name, kind, module)`` for every leaf module with weights, in forward order."""
     from torch import nn
 
-    from models.self_attention.efficient_capsnet import SelfAttentionRouting
+    from models.self_attention.routing import SelfAttentionRouting
 
     kinds = ((SelfAttentionRouting, "fccaps"), (nn.Conv2d, "conv"), (nn.Linear, "dense"),
              (nn.BatchNorm2d, "batch_norm"), (nn.InstanceNorm2d, "instance_norm"))

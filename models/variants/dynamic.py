@@ -1,16 +1,21 @@
 """Wrong variants of dynamic routing and CapsNet's layers (arxiv:1710.09829).
 
-Procedure 1: b_ij ← 0; r times: c_i = softmax_j(b_i) (eq. 3), s_j = Σ_i c_ij û_{j|i} (eq. 2),
-v_j = squash(s_j) (eq. 1), b_ij ← b_ij + û_{j|i}·v_j. Each variant below is a bug found in
-public ports; each rebinds a name that ``models.dynamic.capsnet`` looks up at call time.
+Procedure 1: b_ij ← 0; r times: c_i = softmax_j(b_i) (eq. 3), s_j = Σ_i c_ij û_{j|i} (eq. 2, plus
+the TF code's bias), v_j = squash(s_j) (eq. 1), b_ij ← b_ij + û_{j|i}·v_j. Each variant below is
+a bug found in public ports. Each rebinds a name that :mod:`models.dynamic.routing` (the rule and
+its layer) or :mod:`models.dynamic.capsnet` (the network) looks up at call time, and is
+self-contained: a variant that replaces the loop (``route_by_agreement``) runs its own written-out
+Procedure 1 (:func:`_procedure_1`), never the function it replaces, so a bug in that function
+cannot leak into the variant and make it look like the model.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from claimcheck import wrong_variant
 from models.variants.patching import (
@@ -25,14 +30,69 @@ from models.variants.patching import (
     uniform_softmax,
 )
 
-ROUTING = "models.dynamic.capsnet"
+ROUTING = "models.dynamic.routing"
+NETWORK = "models.dynamic.capsnet"
+
+
+@dataclass(frozen=True)
+class _Slip:
+    """Which port bug :func:`_procedure_1` makes (all off: Procedure 1 as the paper writes it)."""
+
+    agree_with_total: bool = False  # û·s_j instead of û·v_j
+    accumulate: bool = True  # b ← b + û·v (False: b ← û·v)
+    agreement_step: bool = True  # False: the logits never change
+    extra_iterations: int = 0  # an off-by-one loop
+    detach_agreement: bool = False  # û detached in the agreement
+    detach_inner: bool = False  # û detached in every iteration but the last (u_hat_stopped)
+    use_bias: bool = True  # False: the layer's bias is never added
+    bias_after_squash: bool = False  # v_j = squash(s_j) + bias
+
+
+def _squash(s: Tensor, eps: float) -> Tensor:
+    """Eq. 1, written out here so that the variants do not call the model's squash."""
+    norm_sq = (s * s).sum(dim=-1, keepdim=True)
+    return s * (norm_sq / ((1.0 + norm_sq) * torch.sqrt(norm_sq + eps)))
+
+
+def _procedure_1(slip: _Slip, logits: Tensor | None = None) -> Any:
+    """``route_by_agreement`` written out with ``slip`` in it; ``logits`` (B, j, i), when given,
+    is where the loop starts instead of zero."""
+    from models.capsules import RoutingResult
+
+    def route(entries: Tensor, batch: int, iterations: int, bias: Tensor | None = None,
+              eps: float = 1e-8, detach_agreement: bool = False) -> Any:
+        groups, children, dim = entries.shape
+        parents = groups // batch
+        b = entries.new_zeros(batch, parents, children) if logits is None else logits
+        total = iterations + slip.extra_iterations
+        for step in range(total):
+            last = step == total - 1
+            votes = entries.detach() if slip.detach_inner and not last else entries
+            c = torch.softmax(b, dim=1)
+            s = torch.bmm(c.view(groups, 1, children), votes).view(batch, parents, dim)
+            if bias is not None and slip.use_bias and not slip.bias_after_squash:
+                s = s + bias
+            v = _squash(s, eps)
+            if bias is not None and slip.use_bias and slip.bias_after_squash:
+                v = v + bias
+            if not last and slip.agreement_step:
+                pose = s if slip.agree_with_total else v
+                against = votes.detach() if (slip.detach_agreement or detach_agreement) else votes
+                agreement = torch.bmm(pose.reshape(groups, 1, dim), against.transpose(1, 2))
+                b = agreement.view_as(b) + (b if slip.accumulate else 0.0)
+        return RoutingResult(v, c.transpose(1, 2))
+
+    return route
+
+
+def _slipped(slip: _Slip) -> None:
+    replace(module(ROUTING), "route_by_agreement", _procedure_1(slip))
 
 
 @wrong_variant
 def dynamic_uniform_coupling() -> None:
     """Routing replaced by uniform averaging: every c_ij stays 1/n_parents in every iteration."""
-    routing = module(ROUTING)
-    replace(routing, "torch", Replaced(torch, softmax=uniform_softmax))
+    replace(module(ROUTING), "torch", Replaced(torch, softmax=uniform_softmax))
 
 
 @wrong_variant
@@ -43,21 +103,23 @@ def dynamic_softmax_over_children() -> None:
 
 @wrong_variant
 def dynamic_no_squash() -> None:
-    """No squash in CapsNet: primary and digit capsules keep their raw total input s."""
-    replace(module(ROUTING), "squash_sabour", identity)
+    """No squash in CapsNet: primary and digit capsules keep their raw total input s (and eq. 1
+    itself, ``models.capsules.squash_sabour``, returns its input)."""
+    for name in ("models.capsules", ROUTING, NETWORK):
+        replace(module(name), "squash_sabour", identity)
 
 
 @wrong_variant
 def dynamic_stop_gradient() -> None:
     """A stop-gradient in routing: the agreement û·v is computed from detached predictions."""
-    routing = module(ROUTING)
-    original = routing.route_by_agreement
+    _slipped(_Slip(detach_agreement=True))
 
-    def detached(entries: Tensor, batch: int, iterations: int, bias: Tensor | None = None,
-                 eps: float = 1e-8, detach_agreement: bool = False) -> Any:
-        return original(entries, batch, iterations, bias, eps, True)
 
-    replace(routing, "route_by_agreement", detached)
+@wrong_variant
+def dynamic_inner_iterations_detached() -> None:
+    """The predictions are detached in every routing iteration but the last (a port's
+    ``u_hat_stopped``): the same poses, gradients only through the last weighted sum."""
+    _slipped(_Slip(detach_inner=True))
 
 
 @wrong_variant
@@ -69,46 +131,37 @@ def dynamic_detached_coupling() -> None:
 @wrong_variant
 def dynamic_extra_iteration() -> None:
     """An off-by-one loop: the layer routes with one iteration more than it was built with."""
-    routing = module(ROUTING)
-    original = routing.route_by_agreement
-
-    def one_more(entries: Tensor, batch: int, iterations: int, *rest: Any) -> Any:
-        return original(entries, batch, iterations + 1, *rest)
-
-    replace(routing, "route_by_agreement", one_more)
-
-
-def _wrong_agreement(agree_with_total: bool = False, accumulate: bool = True) -> Any:
-    """Procedure 1 with the agreement taken from s instead of v, or with the logits replaced by
-    the latest agreement instead of accumulated: two port bugs, written out here."""
-    from models.capsules import RoutingResult, squash_sabour
-
-    def route(entries: Tensor, batch: int, iterations: int, bias: Tensor | None = None,
-              eps: float = 1e-8, detach_agreement: bool = False) -> Any:
-        groups, children, dim = entries.shape
-        logits = entries.new_zeros(batch, groups // batch, children)
-        for _ in range(iterations):
-            coupling = torch.softmax(logits, dim=1)
-            s = torch.bmm(coupling.view(groups, 1, children), entries).view(batch, -1, dim)
-            v = squash_sabour(s if bias is None else s + bias, eps=eps)
-            pose = s if agree_with_total else v
-            agreement = torch.bmm(pose.reshape(groups, 1, dim), entries.transpose(1, 2))
-            logits = agreement.view_as(logits) + (logits if accumulate else 0.0)
-        return RoutingResult(v, coupling.transpose(1, 2))
-
-    return route
+    _slipped(_Slip(extra_iterations=1))
 
 
 @wrong_variant
 def dynamic_agreement_unsquashed() -> None:
     """Agreement computed from the wrong poses: û·s_j with the unsquashed total input s_j."""
-    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(agree_with_total=True))
+    _slipped(_Slip(agree_with_total=True))
 
 
 @wrong_variant
 def dynamic_logits_not_accumulated() -> None:
     """Each iteration's logits are the latest agreement alone (b_ij ← û·v, not b_ij + û·v)."""
-    replace(module(ROUTING), "route_by_agreement", _wrong_agreement(accumulate=False))
+    _slipped(_Slip(accumulate=False))
+
+
+@wrong_variant
+def dynamic_no_agreement_step() -> None:
+    """No agreement step: the iterations repeat the weighted sum but never update the logits."""
+    _slipped(_Slip(agreement_step=False))
+
+
+@wrong_variant
+def dynamic_bias_ignored() -> None:
+    """The DigitCaps bias (the TF code's, on s_j) is a parameter that the routing never adds."""
+    _slipped(_Slip(use_bias=False))
+
+
+@wrong_variant
+def dynamic_bias_after_squash() -> None:
+    """The DigitCaps bias added to the squashed output v_j instead of to s_j before eq. 1."""
+    _slipped(_Slip(bias_after_squash=True))
 
 
 @wrong_variant
@@ -119,58 +172,95 @@ def dynamic_logits_shared_across_batch() -> None:
 
 
 @wrong_variant
-def dynamic_no_agreement_step() -> None:
-    """No agreement step: the iterations repeat the weighted sum but never update the logits."""
+def dynamic_logits_carried_across_calls() -> None:
+    """The routing logits kept on the layer and carried into its next call (a "warm start"):
+    the first call routes from b = 0 as Procedure 1 says, every later one does not."""
     routing = module(ROUTING)
-    original = routing.route_by_agreement
 
-    def without_agreement(entries: Tensor, batch: int, iterations: int, *rest: Any) -> Any:
-        result = original(entries, batch, 1, *rest)
-        for _ in range(iterations - 1):
-            result = original(entries, batch, 1, *rest)
+    def route(self: Any, u: Tensor) -> Any:
+        u_hat = torch.einsum("jied,bid->ibje", self.weight, u)
+        children, batch, parents, dim = u_hat.shape
+        entries = u_hat.view(children, batch * parents, dim).transpose(0, 1)
+        kept = getattr(self, "_carried", None)
+        start = kept if kept is not None and kept.shape == (batch, parents, children) else None
+        result = _procedure_1(_Slip(), start)(entries, batch, self.iterations, self.bias,
+                                              self.eps, self.detach_agreement)
+        v = result.poses
+        agreement = torch.einsum("bje,bjie->bji", v.detach(), u_hat.detach().permute(1, 2, 0, 3))
+        self._carried = agreement + (start if start is not None else 0.0)
         return result
 
-    replace(routing, "route_by_agreement", without_agreement)
+    replace(routing.DynamicRouting, "route", route)
+
+
+def _init_with_bias(bias_std: float, only_if_nonzero: bool) -> Any:
+    """A ``DynamicRouting.__init__`` written out: always with a bias drawn from N(0, bias_std²);
+    with ``only_if_nonzero`` the layer decides once, at construction, to add its bias only if
+    the bias then differs from zero (which a zero-initialised bias never does)."""
+
+    def init(self: Any, n_in: int, d_in: int, n_out: int, d_out: int, iterations: int = 3,
+             bias: bool = False, eps: float = 1e-8, detach_agreement: bool = False,
+             init_std: float = 0.01) -> None:
+        nn.Module.__init__(self)
+        self.n_in, self.d_in, self.n_out, self.d_out = n_in, d_in, n_out, d_out
+        self.iterations, self.eps, self.detach_agreement = iterations, eps, detach_agreement
+        self.init_std = init_std
+        self.weight = nn.Parameter(torch.randn(n_out, n_in, d_out, d_in) * init_std)
+        has_bias = bias or not only_if_nonzero
+        self.bias = nn.Parameter(torch.randn(n_out, d_out) * bias_std) if has_bias else None
+        self.last_coupling = None
+        if only_if_nonzero and self.bias is not None:
+            self._bias_in_use = bool(self.bias.detach().abs().sum() > 0)
+
+    return init
 
 
 @wrong_variant
 def digit_caps_bias() -> None:
     """DigitCaps built with the TF code's bias on s_j whatever its config says (eq. 2 has none)."""
-    layer = module(ROUTING).DynamicRouting
-    original = layer.__init__
+    replace(module(ROUTING).DynamicRouting, "__init__", _init_with_bias(0.05, False))
 
-    def with_bias(self: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs["bias"] = True
-        original(self, *args, **kwargs)
-        with torch.no_grad():
-            self.bias.normal_(0.0, 0.05)
 
-    replace(layer, "__init__", with_bias)
+@wrong_variant
+def dynamic_bias_only_if_nonzero_at_init() -> None:
+    """The layer adds its bias only if the bias was non-zero when it was built: a zero-initialised
+    bias (the TF code's) is learned but never added, as if the option were off."""
+    routing = module(ROUTING)
+    replace(routing.DynamicRouting, "__init__", _init_with_bias(0.0, True))
+
+    def route(self: Any, u: Tensor) -> Any:
+        u_hat = torch.einsum("jied,bid->ibje", self.weight, u)
+        children, batch, parents, dim = u_hat.shape
+        entries = u_hat.view(children, batch * parents, dim).transpose(0, 1)
+        bias = self.bias if getattr(self, "_bias_in_use", False) else None
+        return _procedure_1(_Slip())(entries, batch, self.iterations, bias, self.eps,
+                                     self.detach_agreement)
+
+    replace(routing.DynamicRouting, "route", route)
 
 
 @wrong_variant
 def primary_caps_nchw_grouping() -> None:
     """Primary capsules cut from the flattened NCHW memory: 8 positions of one channel."""
-    routing = module(ROUTING)
+    network = module(NETWORK)
 
     def forward(self: Any, x: Tensor) -> Tensor:
         h = self.conv(x)
-        return routing.squash_sabour(h.reshape(h.shape[0], -1, self.dim), eps=self.eps)
+        return _squash(h.reshape(h.shape[0], -1, self.dim), self.eps)
 
-    replace(routing.PrimaryCaps, "forward", forward)
+    replace(network.PrimaryCaps, "forward", forward)
 
 
 @wrong_variant
 def capsnet_scores_squared_length() -> None:
     """CapsNet scores each class by the squared length ‖v_k‖² instead of the length ‖v_k‖."""
-    replace(module(ROUTING), "capsule_length", squared_length)
+    replace(module(NETWORK), "capsule_length", squared_length)
 
 
 @wrong_variant
 def capsnet_primary_unsquashed() -> None:
     """PrimaryCaps returns the conv's capsules without the squash of eq. 1 (DigitCaps keeps it)."""
-    routing = module(ROUTING)
-    layer = routing.PrimaryCaps
+    network = module(NETWORK)
 
     def forward(self: Any, x: Tensor) -> Tensor:
         h = self.conv(x)
@@ -178,4 +268,4 @@ def capsnet_primary_unsquashed() -> None:
         u = h.view(batch, self.types, self.dim, rows, cols).permute(0, 1, 3, 4, 2)
         return u.reshape(batch, -1, self.dim)
 
-    replace(layer, "forward", forward)
+    replace(network.PrimaryCaps, "forward", forward)

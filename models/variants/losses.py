@@ -16,16 +16,28 @@ LOSS_USERS = ("models.capsules", "models.training.loop")
 
 
 def _margin_with(**fixed: Any) -> Any:
-    """``margin_loss`` with some arguments forced, whatever the caller passes."""
-    from models.capsules import margin_loss
+    """Eq. 4 written out (self-contained: it never calls ``margin_loss``), with some arguments
+    forced whatever the caller passes; ``reduction`` replaces only the default ``"paper"``."""
+    import torch
+    import torch.nn.functional as F
 
-    def wrong(lengths: Tensor, targets: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        names = ("m_plus", "m_minus", "lam", "reduction")
-        kwargs.update(zip(names, args, strict=False))
-        if kwargs.get("reduction", "paper") == "paper" and "reduction" in fixed:
-            kwargs["reduction"] = fixed["reduction"]
-        kwargs.update({k: v for k, v in fixed.items() if k != "reduction"})
-        return margin_loss(lengths, targets, **kwargs)
+    def wrong(lengths: Tensor, targets: Tensor, m_plus: float = 0.9, m_minus: float = 0.1,
+              lam: float = 0.5, reduction: str = "paper") -> Tensor:
+        if reduction == "paper" and "reduction" in fixed:
+            reduction = fixed["reduction"]
+        m_plus = fixed.get("m_plus", m_plus)
+        m_minus = fixed.get("m_minus", m_minus)
+        lam = fixed.get("lam", lam)
+        classes = lengths.shape[1]
+        present = (F.one_hot(targets.long(), classes) if targets.dim() == 1
+                   else targets).to(lengths.dtype)
+        per_class = (present * torch.relu(m_plus - lengths) ** 2
+                     + lam * (1.0 - present) * torch.relu(lengths - m_minus) ** 2)
+        if reduction == "paper":
+            return per_class.sum(dim=1).mean()
+        if reduction == "tf_official":
+            return 0.5 * per_class.mean()
+        return per_class
 
     return wrong
 
@@ -57,15 +69,8 @@ def margin_loss_unit_lambda() -> None:
 def reconstruction_reduction_swapped() -> None:
     """The reconstruction error taken per pixel where the schedule sums it, and summed where it
     takes the mean (784× off on MNIST either way)."""
-    schedules = module("models.training.schedules")
-    original = schedules.resolve_schedule
-
-    def swapped(*args: Any, **kwargs: Any) -> Any:
-        schedule = original(*args, **kwargs)
-        flipped = "mse" if schedule.recon_reduction == "sse" else "sse"
-        return dataclasses.replace(schedule, recon_reduction=flipped)
-
-    replace(schedules, "resolve_schedule", swapped)
+    _schedules_changed(lambda schedule: dataclasses.replace(
+        schedule, recon_reduction="mse" if schedule.recon_reduction == "sse" else "sse"))
 
 
 @wrong_variant

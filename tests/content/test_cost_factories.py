@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from models.checks import cost
-from models.dynamic.capsnet import dynamic_routing
+from models.dynamic.routing import dynamic_routing
 
 
 def test_repeated_routing_returns_the_poses_of_procedure_1() -> None:

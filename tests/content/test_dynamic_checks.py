@@ -62,7 +62,7 @@ def test_one_iteration_with_agreement_is_not_uniform() -> None:
 
 
 def test_transposed_weights_fail_the_prediction_check() -> None:
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     layer = DynamicRouting(8, 4, 5, 4, iterations=1).double()
     u = torch.randn(2, 8, 4, dtype=torch.float64)
@@ -73,7 +73,7 @@ def test_transposed_weights_fail_the_prediction_check() -> None:
 
 
 def test_a_bias_is_reported_by_the_prediction_check() -> None:
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     layer = DynamicRouting(8, 4, 5, 4, iterations=1, bias=True).double()
     count = sum(p.numel() for p in layer.parameters())
@@ -84,7 +84,7 @@ def test_a_bias_is_reported_by_the_prediction_check() -> None:
 
 
 def _scaled_layer(**options):
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
 
     torch.manual_seed(0)
     layer = DynamicRouting(40, 8, 10, 16, **options).double()

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from models.capsules import squash_efficient
-from models.dynamic.capsnet import DynamicRouting, dynamic_routing
+from models.dynamic.routing import DynamicRouting, dynamic_routing
 from models.inverted.networks import (
     ConvInvertedDotProductRouting,
     InvertedDotProductRouting,
@@ -18,7 +18,7 @@ from models.inverted.networks import (
     inverted_dot_product_routing,
 )
 from models.registry import build_model
-from models.self_attention.efficient_capsnet import SelfAttentionRouting, self_attention_routing
+from models.self_attention.routing import SelfAttentionRouting, self_attention_routing
 
 B, N_IN, N_OUT, D_IN, D_OUT = 3, 12, 5, 8, 16
 PARENTS = torch.randn(B, N_OUT, D_OUT, generator=torch.Generator().manual_seed(3))

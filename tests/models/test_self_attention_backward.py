@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from models.capsules import squash_efficient
-from models.self_attention.efficient_capsnet import self_attention_routing
+from models.self_attention.routing import self_attention_routing
 
 
 def _reference(u_hat: torch.Tensor, log_prior: torch.Tensor, prior: str) -> torch.Tensor:

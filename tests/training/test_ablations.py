@@ -108,7 +108,7 @@ def test_both_checks_run_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
 
 
 def test_the_dynamic_routing_arm_keeps_the_backbone_and_swaps_the_routing() -> None:
-    from models.dynamic.capsnet import DynamicRouting
+    from models.dynamic.routing import DynamicRouting
     from models.registry import build_model
 
     torch.manual_seed(0)
