@@ -29,6 +29,7 @@ from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
 from claimcheck.engine.executor import MAX_DEFAULT_JOBS, default_jobs
+from claimcheck.engine.gate import compare, print_gate, snapshot
 from claimcheck.engine.power_run import PowerReport, add_power, run_power
 from claimcheck.engine.runner import BUDGETS, RunOptions, matches, stored_row, verify
 from claimcheck.engine.tasks import Executor, TaskEvent
@@ -98,8 +99,9 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
                         help="re-run results recorded under another torch, python or platform "
                         "(otherwise a difference is only shown; a claim may ask with rerun_on)")
     parser.add_argument("--recheck-results-changed-since", metavar="GIT_REF",
-                        help="also re-run every claim whose result file differs from GIT_REF "
-                        "(CI: the base of a pull request), so a committed result is re-made")
+                        help="also re-run every claim whose result or power file differs from "
+                        "GIT_REF (CI: the base of a pull request; the empty tree: all), and exit "
+                        "4 when a re-made one differs from the committed one (docs/reliability.md)")
     parser.add_argument("--power", action="store_true",
                         help="then run each verified claim's check once per wrong variant it "
                         "lists in catches: (only those missing or stale), and report what it "
@@ -230,11 +232,13 @@ def run_verify(ns: argparse.Namespace) -> int:
         recheck = changed_result_claims(wiki, ns.recheck_results_changed_since)
         if ns.power:
             recheck_power = changed_power_claims(wiki, ns.recheck_results_changed_since)
+    gating = bool(ns.recheck_results_changed_since)
+    committed = snapshot(wiki, recheck, recheck_power) if gating else None
     options = RunOptions(
         budget=ns.budget, device=ns.device, timeout_s=ns.timeout, jobs=ns.jobs,
         force=ns.force, only=tuple(ns.only), seed=ns.seed,
         rerun_on_environment=ns.rerun_on_environment, recheck=recheck,
-        recheck_power=recheck_power,
+        recheck_power=recheck_power, ci_gate=gating,
     )
     style = OutputFormat(ns.format)
     if sys.stderr.isatty():
@@ -254,6 +258,8 @@ def run_verify(ns: argparse.Namespace) -> int:
     if report.interrupted or (power is not None and power.interrupted):
         print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    if committed is not None and print_gate(compare(wiki, committed), sys.stderr):
+        return ExitCode.GATE
     if any(row.errored for row in report.rows) or (power is not None and power.errored):
         return ExitCode.CHECK_ERRORS
     if ns.fail_on == "contradicted" and report.contradicted:

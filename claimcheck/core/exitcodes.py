@@ -6,6 +6,7 @@
 | 1 | some check errored, timed out or died (lint: errors found) |
 | 2 | usage error: unknown option, missing path, a card that does not load |
 | 3 | ``--fail-on contradicted`` is set and something is contradicted |
+| 4 | the CI gate: a result or power entry a pull request changed was re-made differently |
 | 130 | interrupted with Ctrl-C; every result finished before that is kept |
 """
 
@@ -21,4 +22,5 @@ class ExitCode(IntEnum):
     CHECK_ERRORS = 1
     USAGE = 2
     CONTRADICTED = 3
+    GATE = 4
     INTERRUPTED = 130

@@ -2,7 +2,9 @@
 
 A claim with a check runs when its stored result is missing or stale, with ``force``, with
 ``recheck`` (its result file changed in a pull request: ``--recheck-results-changed-since``), or
-when it is a ``train`` result made at a smaller budget than the one asked for. ``only`` narrows
+when it is a ``train`` result made at a smaller budget than the one asked for. A re-check leaves
+alone a training result made at a budget above the run's (:func:`beyond_budget`): CI cannot
+re-make it, and the views that gate (``ci_gate``) show it as "not re-made by CI". ``only`` narrows
 the selection with an fnmatch pattern on the global id, the arXiv id or the card's slug. Claims
 marked ``unverified: reason`` are reported with that reason, never run.
 
@@ -28,7 +30,7 @@ from claimcheck.checks.resolve import claim_tier
 from claimcheck.core.config import ProjectConfig
 from claimcheck.core.errors import CheckReferenceError
 from claimcheck.store.conflicts import refused_identities
-from claimcheck.store.result import BUDGETS, budget_rank, succeeded
+from claimcheck.store.result import BUDGETS, budget_rank
 from claimcheck.store.results import ResultStore
 from claimcheck.store.status import StoredStatus, collect_status
 from claimcheck.trust.boundary import callable_slots, resolve_reference
@@ -52,7 +54,8 @@ class RunOptions:
     ``rerun_on_environment`` re-runs every result whose recorded environment (torch, python,
     platform) differs from this one; ``recheck`` holds global ids whose result files a pull
     request changed, re-run whatever their state; ``recheck_power`` those whose power files it
-    changed, whose variants a power run runs again.
+    changed, whose variants a power run runs again; ``ci_gate`` (set by a re-check) shows a
+    result CI cannot re-make as "not re-made by CI" (:func:`claimcheck.store.status.not_remade`).
     """
 
     budget: str = "smoke"
@@ -65,6 +68,7 @@ class RunOptions:
     rerun_on_environment: bool = False
     recheck: frozenset[str] = field(default_factory=frozenset)
     recheck_power: frozenset[str] = field(default_factory=frozenset)
+    ci_gate: bool = False
 
 
 def matches(ref: ClaimRef, patterns: tuple[str, ...]) -> bool:
@@ -76,17 +80,27 @@ def matches(ref: ClaimRef, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
 
 
-def _larger_budget(status: StoredStatus, options: RunOptions) -> bool:
-    """Whether the stored result is a successful ``train`` result of a larger budget."""
+def beyond_budget(status: StoredStatus, options: RunOptions) -> bool:
+    """Whether the stored result belongs to a training claim (by the claim's own check) and was
+    made at a larger budget than this run's, which it cannot re-make. A re-check leaves such a
+    result as it is; every published view shows it as "not re-made by CI"
+    (:func:`claimcheck.store.status.not_remade`)."""
     stored = status.stored
-    return (stored is not None and succeeded(stored) and stored.tier == Tier.TRAIN.value
-            and budget_rank(stored.budget) > budget_rank(options.budget))
+    if stored is None:
+        return False
+    try:
+        training = claim_tier(status.ref.claim) is Tier.TRAIN
+    except CheckReferenceError:
+        return False
+    return training and budget_rank(stored.budget) > budget_rank(options.budget)
 
 
 def needs_run(status: StoredStatus, options: RunOptions) -> bool:
     """Whether a claim with a check must run now (see the module docstring)."""
     stored = status.stored or status.result
-    if options.force or stored is None or status.ref.global_id in options.recheck:
+    if status.ref.global_id in options.recheck and not beyond_budget(status, options):
+        return True
+    if options.force or stored is None:
         return True
     if status.stale:
         return True
@@ -109,8 +123,7 @@ def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) ->
     """Why the claim is not run although it was planned (``""``: run it).
 
     A path argument outside the project's data roots, or a function the claim names that the
-    trust boundary refuses (the messages lint gives: such a claim never reaches a worker); or a
-    re-check of a changed result file that this run's budget cannot reproduce.
+    trust boundary refuses (the messages lint gives: such a claim never reaches a worker).
     """
     ref = status.ref
     paths = path_arg_problems(ref.claim.args, config)
@@ -121,10 +134,6 @@ def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) ->
             resolve_reference(slot.text, config, role=slot.role)
         except CheckReferenceError as exc:
             return exc.message
-    if ref.global_id in options.recheck and _larger_budget(status, options):
-        budget = status.stored.budget if status.stored else "?"
-        return (f"its result file changed, at budget {budget!r}, which this run "
-                f"({options.budget!r}) cannot re-check: run with --budget {budget}")
     return ""
 
 
@@ -135,7 +144,8 @@ def plan(
     ambiguous, :mod:`claimcheck.store.conflicts`: its rows say why, :func:`refuse_ambiguous`)."""
     refused = refused_identities(wiki)
     statuses = [
-        s for s in collect_status(wiki, store, rerun_on_environment=options.rerun_on_environment)
+        s for s in collect_status(wiki, store, rerun_on_environment=options.rerun_on_environment,
+                                  ci_gate=options.ci_gate)
         if matches(s.ref, options.only)
     ]
     planned = [s for s in statuses if s.ref.claim.check is not None

@@ -33,7 +33,8 @@ Options (``mkdocs.yml``)::
 
     plugins:
       - claimcheck:
-          results: .claimcheck        # default: [tool.claimcheck] results
+          results: .claimcheck        # must be [tool.claimcheck] results (the store CI
+                                      # checks); another folder is a build error
           repo_url: https://github.com/o/r   # check links: {repo_url}/blob/{branch}/{path}#L{line}
           branch: main
           strict_verdicts: false      # true: errored and stale claims are warnings
@@ -140,6 +141,12 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
         results = Path(self.config.results or str(self.project.raw.get("results", ".claimcheck")))
         if not results.is_absolute():
             results = self.root / results
+        if os.path.normpath(results) != os.path.normpath(self.project.results):
+            shown = os.path.relpath(os.path.normpath(results), self.root)
+            raise PluginError(
+                f"claimcheck: results: {shown} is not the results store CI checks "
+                f"([tool.claimcheck] results: {os.path.relpath(self.project.results, self.root)}"
+                "); the site publishes only that store (docs/reliability.md)")
         for folder in (Path(config.docs_dir), results):
             if leaves_project(folder, self.root):
                 shown = os.path.relpath(os.path.abspath(folder), self.root)

@@ -122,7 +122,7 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
     from claimcheck.store.status import collect_status
 
     store = ResultStore(results, config.root)
-    statuses = collect_status(wiki, store)
+    statuses = collect_status(wiki, store, ci_gate=True)  # published: what CI cannot re-make
     refused = refused_identities(wiki)  # a claim two cards could own shows no stored verdict
     for status in statuses:
         curve = None

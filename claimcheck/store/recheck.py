@@ -9,10 +9,13 @@ whose result file or artifacts differ from the pull request's base::
 
 :func:`changed_result_claims` asks git for the files under the results store that differ between
 ``GIT_REF`` and the working tree (committed, staged, unstaged or untracked) and maps them to the
-claims of the wiki. A re-run replaces the changed file with a real measurement; one the run's
-budget cannot reproduce (a ``full``-budget result in a ``smoke`` CI run) errs, so the run fails
-and a person looks. A changed power file (:func:`changed_power_claims`) is re-made the same way
-by ``verify --power``: every variant its claim lists runs again.
+claims of the wiki. ``GIT_REF`` may name a commit or a tree: the empty tree (``git hash-object -t
+tree /dev/null``, what ``.ci/recheck-base`` prints when it finds no base) makes every stored file
+changed, so everything is re-checked. A re-run replaces the changed file with a real
+measurement, and :mod:`claimcheck.engine.gate` compares the two; one the run's budget cannot
+reproduce (a ``short``-budget training result in a ``smoke`` CI run) is left as it is and shown
+as "not re-made by CI". A changed power file (:func:`changed_power_claims`) is re-made the same
+way by ``verify --power``: every variant its claim lists runs again.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def _changed(wiki: Wiki, git_ref: str, stem_of: Callable[[Path, str], str | None
             f"project {root}") from None
     if git_ref.startswith("-"):
         raise UsageError(f"--recheck-results-changed-since: {git_ref!r} is not a git ref")
-    _git(root, "rev-parse", "--verify", "--quiet", f"{git_ref}^{{commit}}")
+    _git(root, "rev-parse", "--verify", "--quiet", f"{git_ref}^{{tree}}")
     changed = _git(root, "diff", "--relative", "--name-only", "--no-renames", git_ref, "--",
                    relative)
     changed += _git(root, "ls-files", "--others", "--exclude-standard", "--", relative)

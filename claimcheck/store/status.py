@@ -12,7 +12,11 @@ report, the site, ``claimcheck report``) goes through :func:`collect_status`, wh
   ``--rerun-on-environment``) names a part of the environment that changed;
 * notes any other environment difference as provenance ("ran under torch 2.13.0, you have
   2.14.0") without making the result stale;
-* shows a failed last attempt that did not replace the kept result.
+* shows a failed last attempt that did not replace the kept result;
+* for a published view (``ci_gate=True``: the site, and verify when it gates a pull request),
+  shows a ``train`` result of a budget above :data:`CI_BUDGET` as unverified, "not re-made by
+  CI" (:func:`not_remade`): CI cannot re-make it, so it is the word of whoever committed it, and
+  fails closed (docs/reliability.md, "What CI guarantees").
 
 Nothing here runs a check or imports torch.
 """
@@ -23,9 +27,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from claimcheck.cards.frontmatter import Tier
+from claimcheck.checks.resolve import claim_tier
+from claimcheck.core.errors import CheckReferenceError
 from claimcheck.core.provenance import environment_changes, environment_info
 from claimcheck.store.fingerprint import Fingerprinter
-from claimcheck.store.result import BUDGETS, Result
+from claimcheck.store.result import BUDGETS, Result, budget_rank
 from claimcheck.store.results import ResultStore
 from claimcheck.verdicts.judge import judge
 from claimcheck.verdicts.verdict import Verdict, describe_expect, format_value
@@ -41,6 +48,9 @@ STALE_LEGEND = (
 )
 DISAGREES = "stored verdict disagrees with its own measurement"
 INCOMPLETE = "stored result incomplete"
+NOT_REMADE = "not re-made by CI"
+CI_BUDGET = "smoke"
+"""The training budget ``.ci/run`` re-makes results at; a larger one is never re-made by CI."""
 SHOWN_PARTS = ("torch", "python")
 """Environment differences every status row notes; ``platform`` is noted only when asked for."""
 
@@ -65,11 +75,13 @@ class StoredStatus:
 
 
 def collect_status(
-    wiki: Wiki, store: ResultStore, *, rerun_on_environment: bool = False
+    wiki: Wiki, store: ResultStore, *, rerun_on_environment: bool = False,
+    ci_gate: bool = False,
 ) -> list[StoredStatus]:
     """The status of every claim of ``wiki``, in wiki order (one read of the store).
 
-    ``rerun_on_environment`` makes any environment difference stale, for every claim.
+    ``rerun_on_environment`` makes any environment difference stale, for every claim;
+    ``ci_gate`` shows what CI cannot re-make as such (:func:`not_remade`).
     """
     stored = store.read_all()
     fingerprints = Fingerprinter(wiki.config, cache_dir=store.folder / "cache")
@@ -86,8 +98,11 @@ def collect_status(
         changed = environment_changes(result.environment, current, asked)
         if changed and not stale_reason:
             stale_reason = "the environment it asks to re-run on changed: " + changed
+        as_shown = shown(ref.claim, result, wiki.config.confidence)
+        if ci_gate:
+            as_shown = not_remade(ref.claim, as_shown)
         statuses.append(StoredStatus(
-            ref, shown(ref.claim, result, wiki.config.confidence), bool(stale_reason),
+            ref, as_shown, bool(stale_reason),
             fingerprint, result,
             environment_changes(result.environment, current, SHOWN_PARTS), stale_reason,
         ))
@@ -110,6 +125,31 @@ def shown(claim: Claim, result: Result, confidence: float | None = None) -> Resu
     if verdict is result.verdict and reason == result.reason:
         return result
     return dataclasses.replace(result, verdict=verdict, reason=reason)
+
+
+def not_remade(claim: Claim, result: Result) -> Result:
+    """``result`` as a published view shows it: the result of a training claim (by the claim's
+    check, never the file's ``tier``) made at a budget above :data:`CI_BUDGET`, or at none CI
+    knows, is unverified, "not re-made by CI", whatever it says, because CI cannot re-make it
+    and a pull request can commit any such file. (No result is vouched for outside the pull
+    request yet: docs/reliability.md.)"""
+    if ci_remakes(claim, result.budget):
+        return result
+    reason = (f"{NOT_REMADE}: made at budget {result.budget!r}, above the {CI_BUDGET!r} budget "
+              f"CI re-makes; the file says {result.verdict.value}")
+    return dataclasses.replace(result, verdict=Verdict.UNVERIFIED, reason=reason)
+
+
+def ci_remakes(claim: Claim, budget: str) -> bool:
+    """Whether CI re-makes a result of ``claim`` stored at ``budget``: any claim but a training
+    one, and a training one at a budget no larger than :data:`CI_BUDGET`."""
+    try:
+        training = claim_tier(claim) is Tier.TRAIN
+    except CheckReferenceError:
+        training = False
+    if not training:
+        return True
+    return budget in BUDGETS and budget_rank(budget) <= budget_rank(CI_BUDGET)
 
 
 def _attempt_note(attempt: dict[str, Any]) -> str:

@@ -208,7 +208,8 @@ def test_ci_rechecks_the_result_files_a_pull_request_changed(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--recheck-results-changed-since REF`` re-runs exactly the claims whose result files
-    differ from REF, so a hand-edited measurement in a pull request is replaced by a real one."""
+    differ from REF, so a hand-edited measurement in a pull request is replaced by a real one,
+    and exits 4 (the CI gate, :mod:`claimcheck.engine.gate`) because the two differ."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -223,9 +224,13 @@ def test_ci_rechecks_the_result_files_a_pull_request_changed(
     forged.write_text(json.dumps(data, indent=2), encoding="utf-8")
     code, out, err = run(["verify", wiki, "--device", "cpu", "--format", "json",
                           "--recheck-results-changed-since", "HEAD"], capsys)
-    assert code == ExitCode.OK, err
+    assert code == ExitCode.GATE, err
+    assert f"gate: FAILED: {ARXIV}/params: committed measured {real + 1000}, re-made {real}" in err
     assert {k for k, row in rows_of(out).items() if row["ran"]} == {"params"}
     assert loads_strict(forged.read_text("utf-8"))["measured"] == real
+    code, out, err = run(["verify", wiki, "--device", "cpu", "--format", "json",
+                          "--recheck-results-changed-since", "HEAD"], capsys)
+    assert code == ExitCode.OK, err  # an honest re-made file passes the gate
     code, _, err = run(["verify", wiki, "--recheck-results-changed-since", "no-such-ref"], capsys)
     assert code == ExitCode.USAGE and "--recheck-results-changed-since" in err
 
