@@ -10,7 +10,14 @@ a wrong variant name defined twice in the catalogue, or one  error
 a wrong variant without a docstring naming its bug           warning
 a listed variant the claim's check does not catch: the       warning
   claim stays verified under it (``--strict``: error)
-a listed variant whose power run errored                     warning
+a listed variant that is no longer a change for the claim    warning
+  (the check measures the same under it) (``--strict``:
+  error)
+a listed variant that called the function it replaces while  warning
+  the claim's check ran: not self-contained (``--strict``:
+  error)
+a listed variant whose power run was not decided (an error,  warning
+  exhaustion, a refusal, an unverified verdict)
 a verified claim's listed variant with no fresh power run    info
 ==========================================================  =======
 
@@ -41,8 +48,9 @@ from claimcheck.verdicts.verdict import format_value
 
 __all__ = ["STRICT_RULES", "catalogue_findings", "catches_findings", "power_findings"]
 
-STRICT_RULES = frozenset({"variant-missed"})
-"""Warnings that ``claimcheck lint --strict`` (CI) makes errors."""
+STRICT_RULES = frozenset({"variant-missed", "variant-no-change", "variant-not-self-contained"})
+"""Warnings that ``claimcheck lint --strict`` (CI) makes errors: a listed variant that the
+check does not catch, whatever the reason."""
 
 
 def catalogue_findings(catalogue: Catalogue) -> Iterator[Finding]:
@@ -69,7 +77,9 @@ def catches_findings(catalogue: Catalogue, loaded: LoadedCard) -> Iterator[Findi
 
 
 _POWER_LEVELS = {State.MISSED: ("variant-missed", Level.WARNING),
-                 State.ERRORED: ("variant-errored", Level.WARNING),
+                 State.NO_CHANGE: ("variant-no-change", Level.WARNING),
+                 State.NOT_SELF_CONTAINED: ("variant-not-self-contained", Level.WARNING),
+                 State.NOT_DECIDED: ("variant-not-decided", Level.WARNING),
                  State.NOT_RUN: ("power-not-run", Level.INFO),
                  State.STALE: ("power-not-run", Level.INFO)}
 
@@ -77,14 +87,14 @@ _POWER_LEVELS = {State.MISSED: ("variant-missed", Level.WARNING),
 def power_findings(wiki: Wiki, catalogue: Catalogue) -> Iterator[Finding]:
     """Listed variants that the stored power runs show missed, errored, or not (freshly) run,
     for verified claims (a claim that is not verified has no power to measure)."""
-    if not any(ref.claim.catches for ref in wiki.claims()):
+    if not catalogue.variants:
         return
     results = ResultStore(wiki.config.results)
     fingerprints = Fingerprinter(wiki.config, cache_dir=results.folder / "cache")
     store = PowerStore(wiki.config.results)
     for status in collect_status(wiki, results):
         ref = status.ref
-        if not ref.claim.catches or not isinstance(ref.card.card, PaperCard):
+        if ref.claim.check is None or not isinstance(ref.card.card, PaperCard):
             continue
         power = claim_power(status, catalogue, store, fingerprints, wiki.config.confidence)
         if not power.applicable:
@@ -92,7 +102,7 @@ def power_findings(wiki: Wiki, catalogue: Catalogue) -> Iterator[Finding]:
         index = next(i for i, c in enumerate(ref.card.card.claims) if c is ref.claim)
         for variant in power.variants:
             rule_level = _POWER_LEVELS.get(variant.state)
-            if rule_level is None:
+            if rule_level is None or not variant.listed:
                 continue
             rule, level = rule_level
             line, col = ref.card.position("claims", index)
@@ -106,7 +116,12 @@ def _power_message(variant: VariantState) -> str:
         return (f"wrong variant {name!r} is not caught: the claim stays verified under it "
                 f"(measured {format_value(variant.measured)}); the check cannot tell this bug "
                 "from the model")
-    if variant.state is State.ERRORED:
-        return f"the power run of wrong variant {name!r} errored: {variant.note}"
+    if variant.state is State.NO_CHANGE:
+        return (f"wrong variant {name!r} is no longer a change for this claim: {variant.note}; "
+                "drop it from catches: or measure what it changes")
+    if variant.state is State.NOT_SELF_CONTAINED:
+        return f"wrong variant {name!r} is not self-contained: {variant.note}"
+    if variant.state is State.NOT_DECIDED:
+        return f"the power run of wrong variant {name!r} was not decided: {variant.note}"
     return (f"wrong variant {name!r} has no fresh power result ({variant.note}): run "
             "`claimcheck verify --power`")

@@ -141,10 +141,14 @@ def resolve_device(requested: str) -> tuple[str, str]:
     return requested, "" if available else "device unavailable: torch sees no CUDA device"
 
 
-def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Outcome:
+def run_task(task: Task, send: Send, config: ProjectConfig | None = None,
+             limited: bool = False) -> Outcome:
     """Run one task in this process; exceptions become an :class:`Outcome`, never escape.
 
-    ``config`` is the project's configuration when it was preloaded for this task's root.
+    ``config`` is the project's configuration when it was preloaded for this task's root;
+    ``limited`` says the memory limit is already set (a power run's fork of a bundle, which
+    shares its limit: :mod:`claimcheck.engine.power_child`). A task with ``power`` set is a
+    power bundle or probe, run by :func:`claimcheck.engine.power_child.run_power_task`.
     """
     from claimcheck.checks.resolve import resolve_check
     from claimcheck.core.config import load_config
@@ -168,9 +172,14 @@ def run_task(task: Task, send: Send, config: ProjectConfig | None = None) -> Out
         device, unusable = resolve_device(task.device)
         if unusable:
             return outcome(reason=unusable)
-        _limit_memory(task, device)
+        if not limited:
+            _limit_memory(task, device)
         _seed(task.seed, device)
         config = config or load_config(task.root)
+        if task.power is not None:
+            from claimcheck.engine.power_child import run_power_task
+
+            return run_power_task(task, send, config)
         check = resolve_check(task.check, config)
         if task.variant is not None:
             apply_variant(task.variant, config)

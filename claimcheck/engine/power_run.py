@@ -1,20 +1,31 @@
-"""``claimcheck verify --power``: run each verified claim's check once per listed wrong variant.
+"""``claimcheck verify --power``: run the wrong variants against every claim whose check reaches
+them, a matrix.
 
-After the ordinary verify (which re-runs only what is missing or stale), :func:`run_power` plans
-one task per (claim, listed variant) whose power run is missing or stale (all of them with
+After the ordinary verify (which re-runs only what is missing or stale), :func:`run_power` takes
+each selected claim that is verified and fresh, not refused (:mod:`claimcheck.store.conflicts`)
+and within the run's budget, and each variant of the catalogue whose power run for that claim is
+missing, stale or was never decided (an error, exhaustion: retried every time; all of them with
 ``--force``, and all of a claim whose power file a pull request changed, with
-``--recheck-results-changed-since``), for the selected claims that are verified and fresh
-(:mod:`claimcheck.store.power`).
-Each task is the claim's own task (check, args, seed, time limit, resources) with the variant's
-reference: the worker runs it in a fresh process, like every check, and the child applies the
-variant right before the check runs (:func:`claimcheck.engine.child.apply_variant`), so nothing of a
-variant outlives its task or reaches another check. Each outcome is judged against the claim's
-``expect`` exactly as a normal run's is, and written to the power store as soon as it arrives.
+``--recheck-results-changed-since``). A variant found unreached by the same claim under the same
+fingerprint is not asked again.
+
+Two rounds of tasks, each in a check's own process (:mod:`claimcheck.engine.power_child`):
+
+1. one **probe** finds what each unlisted candidate variant changes;
+2. one **bundle** per claim runs the check without a variant (traced: what content code it
+   executes), then each listed variant, and each unlisted one whose changes the check reached,
+   each in a fork of the bundle's process, which imported the check's module once.
+
+Each outcome is judged against the claim's ``expect`` exactly as a normal run's is, with the
+bundle's unvaried measurement beside it (:mod:`claimcheck.store.power` derives the state), and
+the claim's power file is written as soon as its bundle ends; the variants found unreached are
+written by fingerprint, so that they are not asked again until the claim or the variant changes.
 
 Bounds. A training claim's variants run at the budget of the claim's stored result, never above
 this run's ``--budget``: a claim verified at ``short`` has its variants run only by ``verify
 --power --budget short`` (at the default ``smoke`` they stay "not run"). Everything else runs at
-the run's budget, which only training uses.
+the run's budget, which only training uses. The claim's ``resources:`` apply to the bundle's
+process, so alike to the unvaried and every varied run; each run has the claim's safety net.
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from claimcheck.cards.frontmatter import Tier
 from claimcheck.cards.wiki import Wiki
@@ -39,7 +51,13 @@ from claimcheck.reports.rows import ClaimRow
 from claimcheck.store.conflicts import refused_identities
 from claimcheck.store.fingerprint import Fingerprinter
 from claimcheck.store.portable_paths import scrub
-from claimcheck.store.power import ClaimPower, claim_power, power_budget, variant_fingerprint
+from claimcheck.store.power import (
+    ClaimPower,
+    claim_power,
+    listed_variants,
+    power_budget,
+    variant_fingerprint,
+)
 from claimcheck.store.power_results import PowerStore, VariantRun
 from claimcheck.store.result import budget_rank
 from claimcheck.store.results import ResultStore, result_stem
@@ -47,178 +65,230 @@ from claimcheck.store.status import StoredStatus, collect_status
 from claimcheck.trust.variants import Catalogue, WrongVariant, load_catalogue
 from claimcheck.verdicts.verdict import Verdict
 
-__all__ = ["PowerJob", "PowerReport", "add_power", "plan_power", "run_power"]
+__all__ = ["Candidate", "PowerJob", "PowerReport", "add_power", "plan_power", "run_power"]
 
-KEY_SEPARATOR = "#"
-"""Between a claim's global id and a variant's name in a power task's key."""
+PROBE_KEY = "#probe"
+"""The key of the probe task (no claim's global id starts with ``#``)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A variant to try against one claim: listed (always run) or not (run when reached)."""
+
+    variant: WrongVariant
+    listed: bool
+    fingerprint: str
 
 
 @dataclass(frozen=True)
 class PowerJob:
-    """One power run to do: a claim, one of its variants, its fingerprint and its task."""
+    """One claim's bundle: its candidates and the task (without their changes yet)."""
 
     status: StoredStatus
-    variant: WrongVariant
-    fingerprint: str
+    candidates: tuple[Candidate, ...]
     task: Task
 
 
 @dataclass
 class PowerReport:
-    """What a power run did: how many variant runs it made and how many errored."""
+    """What a power run did: variant runs made, how many errored (no measurement for another
+    reason than the check raising), and pairs found unreached."""
 
     ran: int = 0
     errored: int = 0
+    unreached: int = 0
     interrupted: bool = False
 
 
 def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
                catalogue: Catalogue, fingerprints: Fingerprinter, scratch: Path
                ) -> list[PowerJob]:
-    """The power runs this run must make (see the module docstring)."""
+    """The bundles this run must make (see the module docstring)."""
     store = PowerStore(wiki.config.results)
     jobs: list[PowerJob] = []
     for status in statuses:
         claim = status.ref.claim
-        if not claim.catches or claim.check is None:
+        if claim.check is None or not catalogue.variants:
             continue
         power = claim_power(status, catalogue, store, fingerprints, wiki.config.confidence)
-        if not power.applicable or refusal(status, wiki.config, options):
+        if not power.applicable or power.why or refusal(status, wiki.config, options):
             continue
         budget = power_budget(status, options.budget)
         if budget_rank(budget) > budget_rank(options.budget):
             continue
-        runs = store.read(status.ref.global_id)
-        for name in claim.catches:
-            try:
-                variant = catalogue.resolve(name, fingerprints.index)
-            except ClaimcheckError:
-                continue  # lint's error; the view shows it as unknown
+        listed = {variant.name for variant in listed_variants(status, catalogue)[0]}
+        runs, unreached = store.read_file(status.ref.global_id)
+        again = options.force or status.ref.global_id in options.recheck_power
+        candidates = []
+        for name, variant in sorted(catalogue.variants.items()):
             fingerprint = variant_fingerprint(status, variant, fingerprints)
-            run = runs.get(variant.name)
-            again = options.force or status.ref.global_id in options.recheck_power
-            if run is not None and run.fingerprint == fingerprint and not again:
+            run = runs.get(name)
+            if not again and run is not None and run.fingerprint == fingerprint and run.current:
                 continue
-            task = _task(status, variant, budget, options, scratch, wiki.config.root)
-            jobs.append(PowerJob(status, variant, fingerprint, task))
+            if not again and name not in listed and unreached.get(name) == fingerprint:
+                continue
+            candidates.append(Candidate(variant, name in listed, fingerprint))
+        if candidates:
+            jobs.append(PowerJob(status, tuple(candidates),
+                                 _task(status, budget, options, scratch, wiki.config.root)))
     return jobs
 
 
-def _task(status: StoredStatus, variant: WrongVariant, budget: str, options: RunOptions,
-          scratch: Path, root: Path) -> Task:
+def _task(status: StoredStatus, budget: str, options: RunOptions, scratch: Path,
+          root: Path) -> Task:
     ref = status.ref
     try:
         tier = claim_tier(ref.claim)
     except ClaimcheckError:
         tier = Tier.UNIT
-    key = f"{ref.global_id}{KEY_SEPARATOR}{variant.name}"
     return Task(
-        key, ref.claim.check or "", dict(ref.claim.args), options.device, budget, options.seed,
-        scratch / f"{result_stem(ref.global_id)}.{variant.name}", root,
-        timeout_for(tier, options), tier.value,
+        ref.global_id, ref.claim.check or "", dict(ref.claim.args), options.device, budget,
+        options.seed, scratch / f"{result_stem(ref.global_id)}.power", root,
+        None, tier.value,  # each run of the bundle has the claim's own net (run_timeout)
         ref.claim.resources.model_dump() if ref.claim.resources else None,
-        variant=variant.reference,
+        power={"mode": "bundle", "run_timeout": timeout_for(tier, options), "variants": []},
     )
 
 
 def run_power(wiki: Wiki, options: RunOptions, listener: object | None = None,
               executor: Executor | None = None) -> PowerReport:
-    """Make every power run :func:`plan_power` plans, storing each as it arrives.
+    """Make every power run :func:`plan_power` plans, storing each claim's as it arrives.
 
     ``listener`` may have the methods of :class:`claimcheck.engine.runner.RunListener`.
     Raises :class:`~claimcheck.core.errors.StoreError` when another verify holds the store's lock.
     """
     report = PowerReport()
     results = ResultStore(wiki.config.results)
-    store = PowerStore(wiki.config.results)
     with results.run_lock(wait=False), tempfile.TemporaryDirectory(prefix="claimcheck-") as tmp:
         refused = refused_identities(wiki)  # an ambiguous claim is never run (conflicts.py)
         statuses = [s for s in collect_status(wiki, results)
                     if matches(s.ref, options.only) and s.ref.global_id not in refused]
         fingerprints = Fingerprinter(wiki.config, cache_dir=results.folder / "cache")
         catalogue = load_catalogue(wiki.config, fingerprints.index)
-        jobs = {job.task.key: job
-                for job in plan_power(wiki, statuses, options, catalogue, fingerprints,
-                                      Path(tmp))}
+        jobs = plan_power(wiki, statuses, options, catalogue, fingerprints, Path(tmp))
         _call(listener, "planned", len(jobs), options.device)
         if not jobs:
             return report
-        running: Iterator[Outcome] = (executor or LocalExecutor(options.jobs)).run(
-            [job.task for job in jobs.values()],
-            lambda event: _call(listener, "task_event", event))
+        pool = executor or LocalExecutor(options.jobs)
         try:
-            for outcome in running:
-                job = jobs[outcome.key]
-                run = _variant_run(job, outcome, wiki)
-                stored = store.read(job.status.ref.global_id)
-                listed = _listed_names(job.status, catalogue)
-                kept = {name: r for name, r in stored.items() if name in listed}
-                store.write(job.status.ref.global_id, {**kept, job.variant.name: run})
-                report.ran += 1
-                report.errored += run.errored
-                _call(listener, "finished", _progress_row(job, run))
+            changes = _probe(jobs, options, wiki, pool, Path(tmp))
+            tasks = {job.task.key: job for job in jobs}
+            running: Iterator[Outcome] = pool.run(
+                [_with_changes(job, changes) for job in jobs],
+                lambda event: _call(listener, "task_event", event))
+            try:
+                for outcome in running:
+                    job = tasks[outcome.key]
+                    _store(job, outcome, wiki, catalogue, report)
+                    _call(listener, "finished", _progress_row(job, outcome, wiki))
+            finally:
+                close = getattr(running, "close", None)
+                if close is not None:
+                    close()
         except KeyboardInterrupt:
             report.interrupted = True
-        finally:
-            close = getattr(running, "close", None)
-            if close is not None:
-                close()
     return report
 
 
-def _listed_names(status: StoredStatus, catalogue: Catalogue) -> set[str]:
-    """The card names of the variants a claim lists (a card may write full references)."""
-    names = set()
-    for text in status.ref.claim.catches:
-        try:
-            names.add(catalogue.resolve(text).name)
-        except ClaimcheckError:
+def _probe(jobs: list[PowerJob], options: RunOptions, wiki: Wiki, pool: Executor,
+           scratch: Path) -> dict[str, Any]:
+    """What each unlisted candidate variant changes (one probe task); ``{}`` when none is
+    unlisted, and a variant whose probe failed has ``None`` (it is then not run unlisted)."""
+    wanted = {c.variant.name: c.variant.reference for job in jobs for c in job.candidates
+              if not c.listed}
+    if not wanted:
+        return {}
+    task = Task(PROBE_KEY, "", {}, options.device, options.budget, options.seed,
+                scratch / "probe", wiki.config.root, None, Tier.UNIT.value,
+                power={"mode": "probe", "variants": sorted(wanted.items())})
+    for outcome in pool.run([task], lambda event: None):
+        if outcome.power is not None:
+            return dict(outcome.power.get("changes", {}))
+    return {}
+
+
+def _with_changes(job: PowerJob, changes: dict[str, Any]) -> Task:
+    variants = [{"name": c.variant.name, "reference": c.variant.reference, "listed": c.listed,
+                 "changes": None if c.listed else changes.get(c.variant.name)}
+                for c in job.candidates]
+    return dataclasses.replace(job.task, power={**(job.task.power or {}), "variants": variants})
+
+
+def _store(job: PowerJob, outcome: Outcome, wiki: Wiki, catalogue: Catalogue,
+           report: PowerReport) -> None:
+    """Judge a bundle's runs and write the claim's power file (kept runs of variants this bundle
+    did not try stay; names the catalogue lost go)."""
+    gid = job.status.ref.global_id
+    store = PowerStore(wiki.config.results)
+    runs, unreached = store.read_file(gid)
+    found = outcome.power or {}
+    base: Outcome = found.get("base") or outcome
+    made: dict[str, dict[str, Any]] = found.get("runs") or {}
+    missing = set(found.get("unreached") or ())
+    tried = {c.variant.name for c in job.candidates}
+    runs = {n: r for n, r in runs.items() if n in catalogue.variants and n not in tried}
+    unreached = {n: f for n, f in unreached.items() if n in catalogue.variants and n not in tried}
+    for candidate in job.candidates:
+        name = candidate.variant.name
+        if name in missing:
+            unreached[name] = candidate.fingerprint
+            report.unreached += 1
             continue
-    return names
+        entry = made.get(name)
+        if entry is None:
+            if not candidate.listed:
+                continue  # no trace or no probe: an unlisted variant is simply not tried
+            why = base.reason or "the power run ended before this variant ran"
+            entry = {"outcome": Outcome(gid, None, why, error=why, errored=True), "called": "",
+                     "reach": "listed"}
+        run = _variant_run(job, candidate, entry, base, wiki)
+        runs[name] = run
+        report.ran += 1
+        report.errored += run.errored
+    store.write(gid, runs, unreached)
 
 
-def _variant_run(job: PowerJob, outcome: Outcome, wiki: Wiki) -> VariantRun:
+def _variant_run(job: PowerJob, candidate: Candidate, entry: dict[str, Any], base: Outcome,
+                 wiki: Wiki) -> VariantRun:
     root = wiki.config.root
+    outcome: Outcome = entry["outcome"]
     verdict, reason = judged(job.status.ref, outcome, wiki.config.confidence)
     evidence = outcome.evidence
     details = with_output(evidence.details if evidence else "", outcome.output)
+    unvaried = base.evidence
     return VariantRun(
-        reference=job.variant.reference, fingerprint=job.fingerprint, verdict=verdict.value,
-        reason=scrub(reason, root), measured=evidence.measured if evidence else None,
+        reference=candidate.variant.reference, fingerprint=candidate.fingerprint,
+        verdict=verdict.value, reason=scrub(reason, root),
+        measured=evidence.measured if evidence else None,
         fidelity=evidence.fidelity.value if evidence else None, details=scrub(details, root),
         error=None if outcome.error is None else scrub(outcome.error, root),
         budget=job.task.budget, duration_s=round(outcome.duration_s, 4), timestamp=now_iso(),
         interval=evidence.interval if evidence else None, raised=_check_raised(outcome),
+        base_measured=unvaried.measured if unvaried else None,
+        base_interval=unvaried.interval if unvaried else None,
+        called=str(entry.get("called") or ""), reach=str(entry.get("reach") or ""),
     )
 
 
-EXHAUSTION = ("MemoryError", "RecursionError")
-"""Exceptions that say a limit ran out (the memory limit, the stack: typically a variant whose
-replacement calls the very name it replaced), not what the check measures: errored, not caught."""
-
-
 def _check_raised(outcome: Outcome) -> bool:
-    """Whether the claim's check itself raised under the variant: the claim is then no longer
-    verified because of the broken model, so the variant counts as caught; :data:`EXHAUSTION`
-    counts as errored."""
+    """Whether the claim's check itself raised under the variant (not decided either way, but
+    not an error of the power run)."""
     if outcome.evidence is not None or outcome.error is None:
         return False
-    if not outcome.reason.startswith(f"{CHECK_RAISED} "):
-        return False
-    raised = outcome.reason[len(CHECK_RAISED) + 1:].split(":", 1)[0]
-    return raised not in EXHAUSTION
+    return outcome.reason.startswith(f"{CHECK_RAISED} ")
 
 
-def _progress_row(job: PowerJob, run: VariantRun) -> ClaimRow:
-    """A row for a progress display's echo line: the task's key, the verdict under the variant.
-    """
+def _progress_row(job: PowerJob, outcome: Outcome, wiki: Wiki) -> ClaimRow:
+    """A row for a progress display's echo line: the claim, and its power now."""
     ref = job.status.ref
-    caught = "caught" if run.verdict != Verdict.VERIFIED.value else "MISSED"
-    label = "errored" if run.errored else caught
-    return ClaimRow(job.task.key, str(ref.card.path), ref.line, ref.claim.statement,
-                    run.verdict, f"{label}: {run.reason}" if run.reason else label,
-                    run.measured, None, run.fidelity, False, run.duration_s, job.task.tier,
-                    run.budget, None, error=run.error)
+    store = PowerStore(wiki.config.results)
+    runs = store.read(ref.global_id)
+    tried = [runs[c.variant.name] for c in job.candidates if c.variant.name in runs]
+    caught = sum(r.verdict == Verdict.CONTRADICTED.value and not r.called for r in tried)
+    label = f"power: {len(tried)} variant run(s), {caught} contradicted"
+    return ClaimRow(f"{ref.global_id} (power)", str(ref.card.path), ref.line,
+                    ref.claim.statement, Verdict.VERIFIED.value, label, None, None, None, False,
+                    round(outcome.duration_s, 4), job.task.tier, job.task.budget, None)
 
 
 def _call(listener: object | None, method: str, *args: object) -> None:
@@ -232,7 +302,7 @@ def add_power(rows: list[ClaimRow], wiki: Wiki,
     """``rows`` with each checked claim's power section (``ClaimRow.power``) derived from the
     store; ``statuses`` are read from the store when not given and a claim lists variants."""
     refs = {ref.global_id: ref for ref in wiki.claims()}
-    listing = any(ref.claim.catches for ref in refs.values())
+    listing = bool(wiki.config.variants) or any(ref.claim.catches for ref in refs.values())
     if statuses is None and listing:
         statuses = collect_status(wiki, ResultStore(wiki.config.results))
     by_id = {status.ref.global_id: status for status in statuses or []}
@@ -240,11 +310,12 @@ def add_power(rows: list[ClaimRow], wiki: Wiki,
     store = PowerStore(results)
     fingerprints = Fingerprinter(wiki.config, cache_dir=results / "cache")
     catalogue = load_catalogue(wiki.config, fingerprints.index) if listing else None
+    refused = refused_identities(wiki)  # a claim two cards could own shows no power
     shown: list[ClaimRow] = []
     for row in rows:
         ref = refs.get(row.claim)
-        if ref is None or ref.claim.check is None:
-            shown.append(row)
+        if ref is None or ref.claim.check is None or row.claim in refused:
+            shown.append(dataclasses.replace(row, power=None) if row.power else row)
             continue
         status = by_id.get(row.claim)
         if status is None or catalogue is None:

@@ -33,6 +33,7 @@ class Task:
     tier: str | None = None
     resources: dict[str, float | None] | None = None  # the claim's ``resources:``, if any
     variant: str | None = None  # a wrong variant's ``module:function``, applied before the check
+    power: dict[str, Any] | None = None  # a power bundle or probe (engine/power_child.py)
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Outcome:
     duration_s: float = 0.0
     output: str = ""
     device: str | None = None
+    power: dict[str, Any] | None = None  # what a power task found (engine/power_child.py)
 
 
 @dataclass(frozen=True)

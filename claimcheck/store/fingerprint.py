@@ -104,6 +104,9 @@ class Fingerprinter:
                 "expect": claim.expect.as_mapping() if claim.expect else None,
                 "accept_proxy": claim.accept_proxy,
                 "tier": claim.tier.value if claim.tier else None,
+                # the card's limits shape what a run can complete (issue 33): only when set, so
+                # that claims without any keep their fingerprints
+                **({"resources": claim.resources.model_dump()} if claim.resources else {}),
             },
             "sources": {self._label(path): self._digest(path) for path in sorted(files)},
             "problems": sorted(set(problems)),

@@ -56,14 +56,28 @@ class VariantRun:
     timestamp: str
     interval: dict[str, Any] | None = None
     raised: bool = False
-    """The claim's check itself raised under the variant (the broken model made it fail)."""
+    """The claim's check itself raised under the variant (not decided, like any run without a
+    measurement)."""
+    base_measured: Any = None
+    """What the same power run measured without the variant (its own unvaried run)."""
+    base_interval: dict[str, Any] | None = None
+    called: str = ""
+    """The replaced attribute the variant itself called while the check ran (not
+    self-contained), or ``""``."""
+    reach: str = ""
+    """Why the variant ran against this claim: ``listed``, or what of it the check reached."""
 
     @property
     def errored(self) -> bool:
         """No measurement, and not because the check raised: the variant could not be applied,
-        the process died or passed its safety net, data was missing. Such a run says nothing
-        about the check, so its variant is neither caught nor missed."""
+        the process died or passed its safety net, data was missing."""
         return self.measured is None and not self.raised
+
+    @property
+    def current(self) -> bool:
+        """Whether the run may stand until its fingerprint changes: a run without a measurement
+        (an error, exhaustion, a refusal) never does; the next power run retries it."""
+        return self.measured is not None or bool(self.called)
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (details and error bounded)."""
@@ -90,10 +104,14 @@ class VariantRun:
         if not isinstance(raised, bool):
             raise ValueError("a variant entry's raised is not a boolean")
         interval = data.get("interval")
+        base_interval = data.get("base_interval")
         optional = {key: data.get(key) for key in ("fidelity", "error")}
+        words = {key: data.get(key, "") for key in ("called", "reach")}
         if (not all(v is None or isinstance(v, str) for v in optional.values())
+                or not all(isinstance(v, str) for v in words.values())
                 or not isinstance(duration, (int, float)) or isinstance(duration, bool)
-                or not (interval is None or isinstance(interval, dict))):
+                or not (interval is None or isinstance(interval, dict))
+                or not (base_interval is None or isinstance(base_interval, dict))):
             raise ValueError("a variant entry has a field of the wrong type")
         return cls(
             reference=str(text["reference"]), fingerprint=str(text["fingerprint"]),
@@ -102,6 +120,8 @@ class VariantRun:
             details=str(data.get("details") or ""), error=optional["error"],
             budget=str(text["budget"]), duration_s=float(duration),
             timestamp=str(text["timestamp"]), interval=interval, raised=raised,
+            base_measured=data.get("base_measured"), base_interval=base_interval,
+            called=str(words["called"]), reach=str(words["reach"]),
         )
 
 
@@ -118,6 +138,11 @@ class PowerStore:
 
     def read(self, global_id: str) -> dict[str, VariantRun]:
         """The stored runs of ``global_id`` by variant name; empty when missing or unusable."""
+        return self.read_file(global_id)[0]
+
+    def read_file(self, global_id: str) -> tuple[dict[str, VariantRun], dict[str, str]]:
+        """The stored runs of ``global_id``, and the variants its check did not reach (name ->
+        the fingerprint they were found unreached under); empty when missing or unusable."""
         path = self.path_of(global_id)
         try:
             data = strict_json.restore(json.loads(
@@ -127,20 +152,28 @@ class PowerStore:
             variants = data.get("variants")
             if not isinstance(variants, dict):
                 raise ValueError("no variants object")
-            return {str(name): VariantRun.from_json(entry) for name, entry in variants.items()}
+            unreached = data.get("unreached", {})
+            if not isinstance(unreached, dict) or not all(
+                    isinstance(v, str) for v in unreached.values()):
+                raise ValueError("unreached is not an object of fingerprints")
+            return ({str(name): VariantRun.from_json(entry) for name, entry in variants.items()},
+                    {str(name): str(fingerprint) for name, fingerprint in unreached.items()})
         except FileNotFoundError:
-            return {}
+            return {}, {}
         except UnsafeEntry as exc:
             return self._ignore(path, exc.message)
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             return self._ignore(path, str(exc))
 
-    def write(self, global_id: str, runs: dict[str, VariantRun]) -> None:
-        """Replace the power file of ``global_id`` with ``runs``, atomically."""
+    def write(self, global_id: str, runs: dict[str, VariantRun],
+              unreached: dict[str, str] | None = None) -> None:
+        """Replace the power file of ``global_id`` with ``runs`` (and the variants found
+        unreached, by fingerprint), atomically."""
         path = self.path_of(global_id)
         text = strict_json.dumps(
             {"schema": POWER_SCHEMA, "claim": global_id,
-             "variants": {name: run.to_json() for name, run in sorted(runs.items())}},
+             "variants": {name: run.to_json() for name, run in sorted(runs.items())},
+             "unreached": dict(sorted((unreached or {}).items()))},
             indent=2, sort_keys=True) + "\n"
         try:
             safe_fs.write_atomic(self.results.parent, path, text.encode("utf-8"))
@@ -150,7 +183,7 @@ class PowerStore:
             raise StoreError(f"cannot write power results: {exc.strerror or exc}",
                              str(path)) from None
 
-    def _ignore(self, path: Path, why: str) -> dict[str, VariantRun]:
+    def _ignore(self, path: Path, why: str) -> tuple[dict[str, VariantRun], dict[str, str]]:
         warnings.warn(f"ignoring power results {path.name} ({' '.join(why.split())}); its "
-                      "variants count as not run", StoreWarning, stacklevel=3)
-        return {}
+                      "variants count as not run", StoreWarning, stacklevel=4)
+        return {}, {}

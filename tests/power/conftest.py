@@ -1,10 +1,13 @@
 """A throw-away project with a tiny catalogue of wrong variants, for the power tests.
 
 It is the engine tests' project (``tinymodels``, :mod:`tests.engine.conftest`) plus a module
-whose one constant a check measures, a check of it, and ``tinymodels/variants/``: variants that
-break that constant (caught), one that makes the check raise (caught), one that changes something
-the check never reads (missed), one that cannot be applied (errored), and names the catalogue
-must not list (unmarked, private, rebound).
+whose constants a check measures (``scale``), a module no check reaches (``other``), checks of
+them, and ``tinymodels/variants/``: one variant per state a power run can give: a wrong factor
+(caught), a small offset (missed under a tolerant expectation), a constant nothing reads (no
+longer a change), a wrapper that calls the function it replaces (not self-contained), a factor
+that makes the check raise, a replacement that recurses and a variant that cannot be applied (not
+decided), a change of ``other`` (never reached), and names the catalogue must not list
+(unmarked, private, rebound).
 """
 
 from __future__ import annotations
@@ -26,16 +29,35 @@ def scale(x):
     return FACTOR * x + OFFSET
 '''
 
+OTHER = '''\
+"""A formula no check of scale runs."""
+
+
+def double(x):
+    return 2 * x
+'''
+
 POWER_CHECKS = '''\
-"""Checks of tinymodels.scale, and one that reports the state a variant might leave behind."""
+"""Checks of tinymodels.scale and tinymodels.other, and one that reads neither."""
 from claimcheck import claim_check
 from claimcheck.checks.api import Evidence
-from tinymodels import scale
+from tinymodels import other, scale
 
 
 @claim_check
 def scales_three(ctx):
     return Evidence(measured=scale.scale(3.0), details="scale(3.0)")
+
+
+@claim_check
+def scales_in_memory(ctx):
+    held = bytearray(200_000_000)  # more than a card's 0.05 GB allows
+    return Evidence(measured=scale.scale(3.0) + held[0], details="scale(3.0) beside 200 MB")
+
+
+@claim_check
+def doubles_three(ctx):
+    return Evidence(measured=other.double(3.0), details="double(3.0)")
 
 
 @claim_check
@@ -61,8 +83,33 @@ def wrong_factor() -> None:
 
 @wrong_variant
 def unused_offset() -> None:
-    """Change a constant the formula reads only at x = 0 (so scale(3.0) cannot see it)."""
+    """Set a constant the formula never reads (so scale(3.0) cannot see it)."""
     scale.UNUSED = 1.0
+
+
+@wrong_variant
+def small_offset() -> None:
+    """An offset of 0.01 where there is none."""
+    scale.OFFSET = 0.01
+
+
+@wrong_variant
+def wrapped_factor() -> None:
+    """The result scaled by 1.5, written as a wrapper that calls the function it replaces."""
+    original = scale.scale
+
+    def wrapped(x):
+        return original(x) * 1.5
+
+    scale.scale = wrapped
+
+
+@wrong_variant
+def other_halved() -> None:
+    """The other formula halves instead of doubling (no check of scale reaches it)."""
+    from tinymodels import other
+
+    other.double = lambda x: x / 2
 
 
 @wrong_variant
@@ -117,6 +164,7 @@ rebound = negative_factor
 
 EXTRA_FILES = {
     "tinymodels/scale.py": SCALE,
+    "tinymodels/other.py": OTHER,
     "tinymodels/powerchecks.py": POWER_CHECKS,
     "tinymodels/variants/__init__.py": VARIANTS_INIT,
     "tinymodels/variants/scale.py": VARIANTS_SCALE,
