@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from claimcheck.core.visible import visible
+
 __all__ = ["Finding", "Level"]
 
 
@@ -28,5 +30,6 @@ class Finding:
     rule: str
 
     def as_text(self) -> str:
-        """``path:line:col: level: message``."""
-        return f"{self.path}:{self.line}:{self.col}: {self.level.value}: {self.message}"
+        """``path:line:col: level: message``, control characters shown escaped
+        (:mod:`claimcheck.core.visible`)."""
+        return visible(f"{self.path}:{self.line}:{self.col}: {self.level.value}: {self.message}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
 from claimcheck.core.version import __version__
+from claimcheck.core.visible import show_warning, visible
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -178,12 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         command = next((a for a in arguments if not a.startswith("-")), None)
         ns = build_parser(command).parse_args(arguments)
-        code: int = ns.handler(ns)
+        with warnings.catch_warnings():  # warnings quote committed file names: keep them inert
+            warnings.showwarning = show_warning
+            code: int = ns.handler(ns)
         return int(code)
     except ClaimcheckError as error:
         if debug:
             raise
-        print(error.one_line(), file=sys.stderr)
+        print(visible(error.one_line()), file=sys.stderr)
         return ExitCode.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -28,6 +28,7 @@ from claimcheck.cards.wiki import Wiki
 from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
+from claimcheck.core.visible import visible
 from claimcheck.engine.executor import MAX_DEFAULT_JOBS, default_jobs
 from claimcheck.engine.gate import compare, print_gate, snapshot
 from claimcheck.engine.power_run import PowerReport, add_power, run_power
@@ -134,10 +135,10 @@ def _load_or_report(path_text: str | None) -> Wiki | None:
     try:
         wiki = _load(path_text)
     except ClaimcheckError as error:
-        print(error.one_line(), file=sys.stderr)
+        print(visible(error.one_line()), file=sys.stderr)
         return None
     for problem in wiki.load_errors:
-        print(problem.one_line(), file=sys.stderr)
+        print(visible(problem.one_line()), file=sys.stderr)
     return None if wiki.load_errors else wiki
 
 
@@ -177,13 +178,13 @@ class ProgressDisplay:
     def task_event(self, event: TaskEvent) -> None:
         """Start a check's line, or update it with its own progress message."""
         if event.key not in self.running:
-            task = self.progress.add_task(f"  {event.key}", total=None, note="")
+            task = self.progress.add_task(f"  {_inert(event.key)}", total=None, note="")
             self.running[event.key] = (task, time.monotonic())
         task, _ = self.running[event.key]
         if event.message != "started":
             fraction = event.fraction
             self.progress.update(
-                task, description=f"  {event.key}: {event.message}",
+                task, description=f"  {_inert(event.key)}: {_inert(event.message)}",
                 total=None if fraction is None else 1.0,
                 completed=0.0 if fraction is None else fraction,
                 note="" if fraction is None else f"{fraction:.0%}",
@@ -201,10 +202,16 @@ class ProgressDisplay:
             self.progress.update(self.overall, note=f"{done:.0f}/{total:.0f}")
         if self.echo:
             label = "errored" if row.errored else row.verdict
-            self.console.print(
-                f"{_MARKS[row.verdict]} {row.claim} {label} ({row.duration_s or 0:.2f} s)"
-                + (f": {row.reason}" if row.reason else ""), highlight=False,
-            )
+            said = f" {row.claim} {label} ({row.duration_s or 0:.2f} s)" + (
+                f": {row.reason}" if row.reason else "")
+            self.console.print(_MARKS[row.verdict] + _inert(said), highlight=False)
+
+
+def _inert(text: str) -> str:
+    """``text`` for a rich console: control characters shown, markup brackets escaped."""
+    from rich.markup import escape
+
+    return escape(visible(text))
 
 
 def _executor(ns: argparse.Namespace) -> Executor | None:

@@ -8,14 +8,18 @@ the one rule every sink applies (``status``, ``verify``, ``lint`` and their ``--
 annotations): each C0 and C1 control character, DEL, and each bidirectional or zero-width
 formatting character (Unicode category ``Cf``, which reorders or hides text) becomes a visible
 escape, ``\\x1b``, ``\\u202e``; a backslash stays as it is. ``keep_newlines`` lets a multi-line
-message (a traceback under ``--debug``) keep its line breaks, each still escaped otherwise.
+message (a traceback under ``--debug``) keep its line breaks, each line still escaped otherwise,
+and a kept line that starts with ``::`` (a GitHub workflow command) shown as ``\\x3a\\x3a``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import unicodedata
+from typing import TextIO
 
-__all__ = ["visible"]
+__all__ = ["show_warning", "visible"]
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -33,10 +37,28 @@ def _escape(char: str) -> str:
         else f"\\U{code:08x}"
 
 
+def show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+    """A :func:`warnings.showwarning` that prints ``category: message`` with :func:`visible`
+    (a store warning names committed files, whose names a pull request chooses)."""
+    stream = sys.stderr if file is None else file
+    with contextlib.suppress(OSError):
+        stream.write(f"{category.__name__}: {visible(str(message))}\n")
+
+
+def _no_command(line: str) -> str:
+    """A kept line that would start a CI workflow command (``::error ...``) with its colons
+    escaped: a runner reads any output line starting with ``::`` as a command."""
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        return line[: len(line) - len(stripped)] + "\\x3a\\x3a" + stripped[2:]
+    return line
+
+
 def visible(text: str, keep_newlines: bool = False) -> str:
     """``text`` with every control and invisible formatting character shown as an escape."""
     if keep_newlines:
-        return "\n".join(visible(line) for line in text.split("\n"))
+        return "\n".join(_no_command(visible(line)) for line in text.split("\n"))
     if text.isprintable():  # no control, format or separator character but the space
         return text
     return "".join(_escape(char) if _hidden(char) else char for char in text)

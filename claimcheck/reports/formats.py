@@ -13,6 +13,10 @@ cached, stale, never run, unverified by design). Formats (:class:`OutputFormat`)
 * ``github``: workflow commands, exactly ``::error file=PATH,line=N::message`` for contradicted
   and errored claims and ``::warning file=PATH,line=N::message`` for other unverified ones; the
   message is ``ID: verdict: reason (basis: B)``.
+
+Every line printed for a person (``text``, ``status``, ``github``, JUnit's texts) quotes stored
+files and cards, which a pull request writes: control and escape sequences in it are shown
+escaped (:func:`claimcheck.core.visible.visible`), never obeyed by the terminal or the runner.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, TextIO
 
 from claimcheck.core import strict_json
+from claimcheck.core.visible import visible
 from claimcheck.reports.power import missed_message, power_lines, power_summary
 from claimcheck.reports.rows import ClaimRow
 from claimcheck.reports.text import MARKS, claim_block, expected_text, plain_line, wrapped
@@ -76,11 +81,11 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
         text = (f"{MARKS[verdict.value]} {verdict.value} {len(chosen)}"
                 + (f" ({stale} stale)" if stale else "") + (f": {by_basis}" if by_basis else ""))
         for line in wrapped(text, width, indent="  "):
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
     errored = sum(row.errored for row in rows)
     console.print(f"  of the unverified, errored (the check raised, timed out or died): "
                   f"{errored}", markup=False, highlight=False, soft_wrap=True)
-    problems = [row for row in rows if row.verdict != Verdict.VERIFIED.value]
+    problems = [row for row in rows if row.verdict != Verdict.VERIFIED.value or row.errored]
     if problems:
         console.print(f"\n{len(problems)} claim(s) not verified, each with its reason:",
                       markup=False, highlight=False)
@@ -92,11 +97,13 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
             "inputs have changed; run `claimcheck verify` to refresh them."
         )
     for line in power_lines(list(rows)):
-        console.print(line, markup=False)
+        console.print(visible(line), markup=False, highlight=False)
     if debug:
         for row in problems:
             if row.error and row.errored:
-                console.print(f"\n[bold]{row.claim}[/] ({row.where()})\n{row.error}", markup=True)
+                console.print(f"\n{visible(row.claim)} ({visible(row.where())})\n"
+                              f"{visible(row.error, keep_newlines=True)}", markup=False,
+                              highlight=False)
 
 
 UNSTATED = "unstated"
@@ -139,11 +146,12 @@ def github_command(
     command: str, path: str, line: int, message: str, col: int | None = None
 ) -> str:
     """One GitHub workflow command, ``::error file=PATH,line=N::message``, escaped as GitHub
-    requires (``%``, CR and LF everywhere; ``:`` and ``,`` in properties too)."""
-    where = f"file={_escape_property(path)},line={line}"
+    requires (``%``, CR and LF everywhere; ``:`` and ``,`` in properties too), after every
+    control character was made visible (a stored ``\r`` or ``\x1b`` is shown, not obeyed)."""
+    where = f"file={_escape_property(visible(path))},line={line}"
     if col is not None:
         where += f",col={col}"
-    return f"::{command} {where}::{_escape_data(message)}"
+    return f"::{command} {where}::{_escape_data(visible(message))}"
 
 
 def github_lines(rows: list[ClaimRow]) -> list[str]:
@@ -185,22 +193,24 @@ def junit_xml(rows: list[ClaimRow]) -> str:
                             ("secondary_source", row.secondary_source),
                             ("power", power_summary(row))):
             if value:
-                ElementTree.SubElement(properties, "property", name=name, value=value)
+                ElementTree.SubElement(properties, "property", name=name, value=visible(value))
         text = f"measured {row.measured_text()}, expected {expected_text(row.expected)}"
         if row.errored:
             tallies["errors"] += 1
-            node = ElementTree.SubElement(case, "error", message=row.reason)
-            node.text = row.error
+            node = ElementTree.SubElement(case, "error", message=visible(row.reason))
+            node.text = visible(row.error or "", keep_newlines=True)
         elif row.verdict == "contradicted":
             tallies["failures"] += 1
-            ElementTree.SubElement(case, "failure", message=row.reason).text = text
+            ElementTree.SubElement(case, "failure", message=visible(row.reason)).text = visible(
+                text)
         elif row.verdict == "unverified":
             tallies["skipped"] += 1
-            ElementTree.SubElement(case, "skipped", message=row.reason)
+            ElementTree.SubElement(case, "skipped", message=visible(row.reason))
         notes = [note for note in ("stale: inputs changed since it ran" if row.stale else None,
                                    missed_message(row)) if note]
         if notes:
-            ElementTree.SubElement(case, "system-out").text = "\n".join(notes)
+            ElementTree.SubElement(case, "system-out").text = visible("\n".join(notes),
+                                                                      keep_newlines=True)
     for key in ("failures", "errors", "skipped"):
         suite.set(key, str(tallies[key]))
     body = ElementTree.tostring(suite, encoding="unicode")
@@ -227,14 +237,14 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
                       "`secondary_source` in its card or the JSON output)")
     totals += power_lines(list(rows))
     if not out.isatty():
-        out.writelines(plain_line(row, _basis_shown(row)) + "\n" for row in rows)
-        out.writelines(line + "\n" for line in totals)
+        out.writelines(visible(plain_line(row, _basis_shown(row))) + "\n" for row in rows)
+        out.writelines(visible(line) + "\n" for line in totals)
         return
     console = _console(out)
     console.print("stored verdicts", markup=False, highlight=False)
     _print_rows(console, rows)
     for line in totals:
-        console.print(line, markup=False, highlight=False)
+        console.print(visible(line), markup=False, highlight=False)
 
 
 def _print_rows(console: Console, rows: list[ClaimRow]) -> None:
@@ -245,4 +255,4 @@ def _print_rows(console: Console, rows: list[ClaimRow]) -> None:
         else:
             lines = [plain_line(row, _basis_shown(row))]
         for line in lines:
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)

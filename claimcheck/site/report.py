@@ -18,6 +18,7 @@ from claimcheck.cards.identifiers import paper_label
 from claimcheck.core.config import ProjectConfig, load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
+from claimcheck.reports.markdown import code_span
 from claimcheck.site.render import (
     Renderer,
     SourceHref,
@@ -80,7 +81,7 @@ def markdown_report(
     lines = [
         "# claimcheck report",
         "",
-        f"Generated {generated} from `{wiki}`: {totals.total} claims.",
+        f"Generated {generated} from {code_span(str(wiki))}: {totals.total} claims.",
         "",
         "| verdict | claims |",
         "|---|---|",
@@ -92,13 +93,14 @@ def markdown_report(
     ]
     contradicted = [claim for claim in claims if claim.verdict == "contradicted"]
     lines += [
-        f"- `{claim.global_id}`: {escape_markdown(claim.statement)} Expected "
+        f"- {code_span(claim.global_id)}: {escape_markdown(claim.statement)} Expected "
         f"{escape_markdown(claim.expected)}, measured {escape_markdown(claim.measured)}."
         for claim in contradicted
     ] or ["None."]
     lines += ["", "## Stale results", ""]
     lines += [
-        f"- `{claim.global_id}`: last {claim.verdict}, run {escape_markdown(claim.run_date)}."
+        f"- {code_span(claim.global_id)}: last {claim.verdict}, run "
+        f"{escape_markdown(claim.run_date)}."
         for claim in claims
         if claim.stale
     ] or ["None."]
@@ -107,7 +109,8 @@ def markdown_report(
         lines += ["", "## Power (wrong variants the checks catch)", "",
                   f"{share.all_caught} of {share.counted} verified claims that list wrong "
                   f"variants catch all of them; {share.unlisted} checked claims list none.", ""]
-        lines += [f"- `{claim.global_id}`: {escape_markdown(claim.power)}" for claim in claims
+        lines += [f"- {code_span(claim.global_id)}: {escape_markdown(claim.power)}"
+                  for claim in claims
                   if claim.power_all_caught is False]
     lines += ["", "## Per basis (what each verdict is evidence of)", "",
               "| basis | ✓ | ✗ | ? | stale |", "|---|---|---|---|---|"]
@@ -133,7 +136,7 @@ def markdown_report(
         for claim in claims:
             if claim.arxiv != paper.arxiv:
                 continue
-            check = f"`{claim.check}`"
+            check = code_span(claim.check, in_table=True)
             href = source_href(claim.check_source)
             if href:
                 check = f"[{check}]({href})"
@@ -143,7 +146,8 @@ def markdown_report(
                 if claim.about.quote_note:
                     statement += f" ({escape_markdown(claim.about.quote_note)})"
             cells = [
-                f"`{claim.claim_id}`", escape_markdown(claim.locators), statement, check,
+                code_span(claim.claim_id, in_table=True), escape_markdown(claim.locators),
+                statement, check,
                 escape_markdown(claim.expected), escape_markdown(claim.measured),
                 _verdict_cell(claim), escape_markdown(claim.about.basis or "not stated"),
                 escape_markdown(claim.run_date),
