@@ -2,8 +2,14 @@
 
 The reference below is written from the paper's equations, independently of
 ``models.dynamic.routing``: b_ij = 0; r times: c_i = softmax(b_i) over the parents (eq. 3),
-s_j = Σ_i c_ij û_{j|i} (eq. 2), v_j = squash(s_j) (eq. 1), b_ij += û_{j|i}·v_j. Predictions are
-laid out (B, parent j, child i, e) and couplings are returned as (B, child i, parent j).
+s_j = Σ_i c_ij û_{j|i} (eq. 2, plus the TF code's bias where the layer has one), v_j =
+squash(s_j) (eq. 1), b_ij += û_{j|i}·v_j. Predictions are laid out (B, parent j, child i, e) and
+couplings are returned as (B, child i, parent j).
+
+Every check measures the layer through its own ``forward``, the path CapsNet runs: chosen
+predictions are loaded into a ``DynamicRouting`` layer's W (:mod:`models.checks.routing_paths`),
+never handed to the routing function beside it. Sizes never coincide: 3 images, 32 children of
+8 dimensions, 10 parents of 16.
 
 Outputs are compared with a tolerance of 1e-6: the implementation's squash puts an epsilon of
 1e-8 under the square root, which moves outputs by ~1e-9; a wrong axis moves them by ~0.1-1.
@@ -31,6 +37,7 @@ from models.checks.common import (
     property_evidence,
     randn,
 )
+from models.checks.routing_paths import route_through_forward
 
 Axis = Literal["parents", "children"]
 # (u_hat (B, j, i, e), iterations) -> (poses (B, j, e), coupling (B, i, j))
@@ -47,24 +54,29 @@ def reference_squash(s: Tensor) -> Tensor:
 
 
 def reference_routing(
-    u_hat: Tensor, iterations: int, axis: Axis = "parents"
+    u_hat: Tensor, iterations: int, axis: Axis = "parents", bias: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
-    """Procedure 1 from the paper; ``axis="children"`` is the wrong softmax some ports use."""
+    """Procedure 1 from the paper; ``axis="children"`` is the wrong softmax some ports use;
+    ``bias`` (j, e) is added to every s_j before the squash, as the authors' TF code does."""
     logits = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype)
     softmax_dim = 1 if axis == "parents" else 2
     for _ in range(iterations):
         coupling = torch.softmax(logits, dim=softmax_dim)
-        v = reference_squash((coupling.unsqueeze(-1) * u_hat).sum(dim=2))
+        s = (coupling.unsqueeze(-1) * u_hat).sum(dim=2)
+        v = reference_squash(s if bias is None else s + bias)
         logits = logits + (u_hat * v.unsqueeze(2)).sum(-1)
     return v, coupling.transpose(1, 2)
 
 
 def model_router(u_hat: Tensor, iterations: int) -> tuple[Tensor, Tensor]:
-    """The project's implementation, ``models.dynamic.routing.dynamic_routing``."""
-    from models.dynamic.routing import dynamic_routing
+    """The project's layer, ``models.dynamic.routing.DynamicRouting``, called as CapsNet calls
+    it: ``layer(u)`` on children whose predictions are ``u_hat``; the coupling is the one the
+    forward kept (``last_coupling``)."""
+    from models.dynamic.routing import DynamicRouting
 
-    poses, coupling = dynamic_routing(u_hat, iterations)
-    return poses, coupling
+    _, parents, children, dim = u_hat.shape
+    layer = DynamicRouting(children, CHILD_DIM, parents, dim, iterations=iterations).double()
+    return route_through_forward(layer, u_hat)
 
 
 def sample_predictions(seed: int) -> Tensor:
@@ -101,10 +113,12 @@ class AgreementArgs(CheckArgs):
 
 @dataclass(frozen=True)
 class PresetIterationsArgs(CheckArgs):
-    """``preset`` of capsnet (default mnist) and its routing ``iterations`` (default 3)."""
+    """``preset`` of capsnet (default mnist), its routing ``iterations`` (default 3), and
+    ``also``: other iteration counts the layer is built with (config override) and measured."""
 
     preset: str = "mnist"
     iterations: int = 3
+    also: list[int] = field(default_factory=list)
 
 
 @claim_check(args=IterationsArgs)
@@ -211,19 +225,21 @@ def agreement_raises_coupling(ctx: CheckContext) -> Evidence:
     )
 
 
-def preset_digit_caps(seed: int, preset: str) -> Any:
-    """The DigitCaps layer of ``capsnet/<preset>`` as the preset builds it (float64), with its
-    weights scaled up ×50 and any bias set to zero: at initialisation the predictions are so
-    short that every routing iteration count gives nearly the same output, and the rule, not
-    the initial scale, is what these checks measure."""
+def preset_digit_caps(seed: int, preset: str, iterations: int | None = None) -> Any:
+    """The DigitCaps layer of ``capsnet/<preset>`` as the preset builds it (float64; with
+    ``iterations`` given, built with that override), with its weights scaled up ×50 and any bias
+    (the TF code's, in ``multimnist``) set to random non-zero values: at initialisation the
+    predictions are so short that every routing iteration count gives nearly the same output,
+    and a bias that starts at zero hides whether and where it is added."""
     from models.registry import build_model
 
     torch.manual_seed(seed)
-    layer = build_model("capsnet", preset).double().eval().digit_caps
+    overrides = {} if iterations is None else {"iterations": iterations}
+    layer = build_model("capsnet", preset, **overrides).double().eval().digit_caps
     with torch.no_grad():
         layer.weight.mul_(50.0)
         if layer.bias is not None:
-            layer.bias.zero_()
+            layer.bias.copy_(randn(layer.bias.shape, generator(seed + 3), scale=0.3))
     return layer
 
 
@@ -233,23 +249,28 @@ def preset_children(layer: Any, seed: int) -> Tensor:
     return reference_squash(u)
 
 
-def reference_layer(weight: Tensor, u: Tensor, iterations: int) -> Tensor:
-    """û_{j|i} = W_ij u_i (eq. 2, weight laid out (j, i, e, d)), then Procedure 1."""
+def reference_layer(weight: Tensor, u: Tensor, iterations: int,
+                    bias: Tensor | None = None) -> Tensor:
+    """û_{j|i} = W_ij u_i (eq. 2, weight laid out (j, i, e, d)), then Procedure 1, with the TF
+    code's ``bias`` (j, e) added to every s_j before the squash."""
     u_hat = (weight.unsqueeze(0) @ u[:, None, :, :, None]).squeeze(-1)
-    poses, _ = reference_routing(u_hat, iterations)
+    poses, _ = reference_routing(u_hat, iterations, bias=bias)
     return poses
 
 
 def measure_preset_iterations(layer: Any, u: Tensor, iterations: int) -> tuple[list[Finding],
                                                                                 list[str]]:
-    """The layer's output equals Procedure 1 with ``iterations`` iterations (and no bias)."""
+    """The layer's output equals Procedure 1 with ``iterations`` iterations (and its bias)."""
     got = layer(u)
-    expected = reference_layer(layer.weight, u, iterations)
+    expected = reference_layer(layer.weight, u, iterations, layer.bias)
     findings = [at_most(f"max |v - reference with r={iterations}|", max_abs(got, expected),
                         OUTPUT_TOL)]
     notes = [contrast(f"reference r={r} vs r={iterations}",
-                      max_abs(reference_layer(layer.weight, u, r), expected))
+                      max_abs(reference_layer(layer.weight, u, r, layer.bias), expected))
              for r in (1, 2, iterations + 1) if r != iterations]
+    if layer.bias is not None:
+        notes.append(contrast("reference without the bias vs with it",
+                              max_abs(reference_layer(layer.weight, u, iterations), expected)))
     return findings, notes
 
 
@@ -263,32 +284,43 @@ def preset_iterations(ctx: CheckContext) -> Evidence:
     u = preset_children(layer, ctx.seed)
     with torch.no_grad():
         findings, notes = measure_preset_iterations(layer, u, iterations)
+        for other in args.also:
+            built = preset_digit_caps(ctx.seed, preset, other)
+            more, _ = measure_preset_iterations(built, u, other)
+            findings += more
+    bias = "no bias" if layer.bias is None else "random non-zero bias"
+    also = f"; also built with r = {args.also}" if args.also else ""
     return property_evidence(
         f"capsnet/{preset} DigitCaps ({layer.n_in} children -> {layer.n_out} parents, float64, "
-        "weights ×50, any bias set to zero), two random squashed inputs",
+        f"weights ×50, {bias}), two random squashed inputs{also}",
         findings,
         notes,
     )
 
 
 def measure_gradient(forward: Callable[[Tensor], Tensor], weight: Tensor, u: Tensor,
-                     iterations: int) -> list[Finding]:
-    """Gradients of Σ g·v with respect to u and W, against the reference's autograd gradients.
+                     iterations: int, bias: Tensor | None = None) -> list[Finding]:
+    """Gradients of Σ g·v with respect to u, W (and the bias), against the reference's.
 
-    ``forward(u)`` runs the layer whose parameter ``weight`` (laid out (j, i, e, d)) is a leaf.
-    Procedure 1 has no stop-gradient: the agreement û·v of every iteration is part of the
-    computation graph, so a port that detaches û (or c) inside the loop gets other gradients.
+    ``forward(u)`` runs the layer whose parameters ``weight`` (laid out (j, i, e, d)) and
+    ``bias`` are leaves. Procedure 1 has no stop-gradient: the agreement û·v of every iteration
+    is part of the computation graph, so a port that detaches û (or c) inside the loop gets
+    other gradients.
     """
     g = randn((u.shape[0], weight.shape[0], weight.shape[2]), generator(11))
     u1 = u.detach().clone().requires_grad_(True)
-    got = torch.autograd.grad((forward(u1) * g).sum(), (weight, u1))
+    leaves = (weight, u1) if bias is None else (weight, u1, bias)
+    got = torch.autograd.grad((forward(u1) * g).sum(), leaves)
     w2 = weight.detach().clone().requires_grad_(True)
     u2 = u.detach().clone().requires_grad_(True)
-    expected = torch.autograd.grad((reference_layer(w2, u2, iterations) * g).sum(), (w2, u2))
+    b2 = None if bias is None else bias.detach().clone().requires_grad_(True)
+    ref_leaves = (w2, u2) if b2 is None else (w2, u2, b2)
+    expected = torch.autograd.grad((reference_layer(w2, u2, iterations, b2) * g).sum(),
+                                   ref_leaves)
     return [
         at_most(f"max |dL/d{name} - reference| / max |reference| (r={iterations})",
                 max_abs(a, b) / float(b.abs().max()), 1e-6)
-        for name, a, b in zip(("W", "u"), got, expected, strict=True)
+        for name, a, b in zip(("W", "u", "bias"), got, expected, strict=False)
     ]
 
 
@@ -299,8 +331,15 @@ def gradient_through_iterations(ctx: CheckContext) -> Evidence:
     args = PresetIterationsArgs.of(ctx)
     preset, iterations = args.preset, args.iterations
     layer = preset_digit_caps(ctx.seed, preset)
-    findings = measure_gradient(layer, layer.weight, preset_children(layer, ctx.seed), iterations)
+    u = preset_children(layer, ctx.seed)
+    findings = measure_gradient(layer, layer.weight, u, iterations, layer.bias)
+    for other in args.also:
+        built = preset_digit_caps(ctx.seed, preset, other)
+        findings += measure_gradient(built, built.weight, u, other, built.bias)
+    bias = "" if layer.bias is None else ", random non-zero bias"
+    also = f"; also built with r = {args.also}" if args.also else ""
     return property_evidence(
-        f"capsnet/{preset} DigitCaps routing (r={iterations}, float64) on its own weights",
+        f"capsnet/{preset} DigitCaps routing (r={iterations}, float64{bias}) on its own "
+        f"weights{also}",
         findings,
     )

@@ -6,6 +6,12 @@ as the full n_l × n_l matrix (eq. 5); logits b_ji = Σ_k A_j[i, k]; c_{·i} = s
 j (eq. 6); s_j = Σ_i (c_ji + B_ji) û_{j|i} with the learned log priors B added after the softmax, as
 the official code does (eq. 4); v_j = (1 − e^{−‖s_j‖}) s_j/‖s_j‖ (eq. 2). Weights are laid out as
 the code's (n_out, n_in, d_in, d_out); couplings are returned as (B, child i, parent j).
+
+The layer is measured through its own ``forward`` (what Efficient-CapsNet calls), with the
+coupling the forward kept. Every preset has n_l = d_{l+1} = 16, so a divisor read from the
+children's axis instead of the parent dimension gives the same number there: the layer checks
+use sizes where no two axes coincide (3 images, 20 children of 6 dimensions, 7 parents of 12),
+and ``preset_routing`` can rebuild the network's own layer with other primary capsules.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from torch import Tensor
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import (
-    EfficientPresetArgs,
     at_most,
     contrast,
     generator,
@@ -35,7 +40,7 @@ PriorPlacement = Literal["after_softmax", "logits"]
 # u (B, n_in, d_in) -> (poses (B, n_out, d_out), coupling (B, n_in, n_out))
 Router = Callable[[Tensor], tuple[Tensor, Tensor]]
 
-CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, BATCH = 16, 8, 10, 16, 3
+CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, BATCH = 20, 6, 7, 12, 3
 OUTPUT_TOL = 1e-9
 
 
@@ -92,9 +97,13 @@ def measure_coupling_axis(route: Router, layer: Any, u: Tensor) -> list[Any]:
 
 
 def _router(layer: Any) -> Router:
+    """The layer's ``forward`` (the network's path) and the coupling it kept."""
+
     def route(u: Tensor) -> tuple[Tensor, Tensor]:
-        poses, coupling = layer.route(u)
-        return poses, coupling
+        poses = layer(u)
+        if layer.last_coupling is None:
+            raise ValueError("SelfAttentionRouting.forward kept no coupling")
+        return poses, layer.last_coupling
 
     return route
 
@@ -108,7 +117,7 @@ class DivisorArgs(CheckArgs):
 
 @claim_check
 def coupling_over_parents(ctx: CheckContext) -> Evidence:
-    """arxiv:2101.12491 eq. 6 on a float64 ``SelfAttentionRouting`` (16×8 -> 10×16)."""
+    """arxiv:2101.12491 eq. 6 on a float64 ``SelfAttentionRouting`` (20×6 -> 7×12)."""
     layer = build_layer(ctx.seed)
     u = sample_children(ctx.seed)
     with torch.no_grad():
@@ -117,7 +126,8 @@ def coupling_over_parents(ctx: CheckContext) -> Evidence:
         gap = max_abs(reference_self_attention(*args),
                       reference_self_attention(*args, axis="children"))
     return property_evidence(
-        "SelfAttentionRouting(16×8 -> 10×16), random non-zero log priors",
+        f"SelfAttentionRouting({CHILDREN}×{CHILD_DIM} -> {PARENTS}×{PARENT_DIM}) forward on "
+        f"{BATCH} images, random non-zero log priors",
         findings,
         [contrast("reference vs softmax over children", gap)],
     )
@@ -128,11 +138,14 @@ def closed_form_notes(layer: Any, u: Tensor, scale_dim: int) -> list[str]:
     right = reference_self_attention(u, layer.weight, layer.log_prior, scale_dim)
     in_logits = reference_self_attention(u, layer.weight, layer.log_prior, scale_dim,
                                          prior="logits")
-    other_dim = CHILD_DIM if scale_dim == PARENT_DIM else PARENT_DIM
+    other_dim = layer.d_in if scale_dim == layer.d_out else layer.d_out
     other = reference_self_attention(u, layer.weight, layer.log_prior, other_dim)
     return [
         contrast("reference vs priors added to the logits", max_abs(right, in_logits)),
         contrast(f"reference vs dividing by sqrt({other_dim})", max_abs(right, other)),
+        contrast(f"reference vs dividing by sqrt(n_children = {u.shape[1]})",
+                 max_abs(right, reference_self_attention(u, layer.weight, layer.log_prior,
+                                                         u.shape[1]))),
     ]
 
 
@@ -156,26 +169,42 @@ def closed_form(ctx: CheckContext) -> Evidence:
     if divisor not in ("input", "output"):
         raise ValueError(f"args.divisor must be 'input' or 'output', got {divisor!r}")
     layer = build_layer(ctx.seed, divisor)
-    scale_dim = CHILD_DIM if divisor == "input" else PARENT_DIM
+    scale_dim = layer.d_in if divisor == "input" else layer.d_out
     u = sample_children(ctx.seed)
     with torch.no_grad():
         findings = measure_closed_form(_router(layer), layer, u, scale_dim)
         notes = closed_form_notes(layer, u, scale_dim)
     return property_evidence(
-        f"SelfAttentionRouting(16×8 -> 10×16, divisor={divisor}) against eqs. 3-6", findings, notes
+        f"SelfAttentionRouting({CHILDREN}×{CHILD_DIM} -> {PARENTS}×{PARENT_DIM}, "
+        f"divisor={divisor}) forward on {BATCH} images against eqs. 3-6",
+        findings,
+        notes,
     )
 
 
-@claim_check(args=EfficientPresetArgs)
+@dataclass(frozen=True)
+class PresetRoutingArgs(CheckArgs):
+    """``preset`` of efficient_capsnet (default mnist); ``primary_dim``: when non-zero, the
+    network is rebuilt with primary capsules of that dimension (a config override), so that its
+    n_l differs from d_{l+1} = 16."""
+
+    preset: str = "mnist"
+    primary_dim: int = 0
+
+
+@claim_check(args=PresetRoutingArgs)
 def preset_routing(ctx: CheckContext) -> Evidence:
-    """The preset's FCCaps layer, as built, follows the official code: √16 (the output capsule
-    dimension) and log priors added after the softmax. Non-zero priors are copied in, because
-    zero priors hide where they are added. Args: ``preset`` (default mnist)."""
+    """The preset's FCCaps layer, as built, follows the official code: √d_{l+1} (the output
+    capsule dimension) and log priors added after the softmax. Non-zero priors are copied in,
+    because zero priors hide where they are added. Args: ``preset`` (default mnist),
+    ``primary_dim`` (0: the preset's)."""
     from models.registry import build_model
 
-    preset = EfficientPresetArgs.of(ctx).preset
+    args = PresetRoutingArgs.of(ctx)
+    preset = args.preset
+    overrides = {"primary_dim": args.primary_dim} if args.primary_dim else {}
     torch.manual_seed(ctx.seed)
-    layer = build_model("efficient_capsnet", preset).double().eval().digit_caps
+    layer = build_model("efficient_capsnet", preset, **overrides).double().eval().digit_caps
     with torch.no_grad():
         layer.log_prior.copy_(randn(layer.log_prior.shape, generator(ctx.seed + 1), scale=0.3))
     u = randn((BATCH, layer.n_in, layer.d_in), generator(ctx.seed), scale=2.0)
@@ -183,8 +212,9 @@ def preset_routing(ctx: CheckContext) -> Evidence:
         findings = measure_closed_form(_router(layer), layer, u, layer.d_out)
         notes = closed_form_notes(layer, u, layer.d_out)
     return property_evidence(
-        f"efficient_capsnet/{preset} digit_caps as the preset builds it "
-        f"({layer.n_in}×{layer.d_in} -> {layer.n_out}×{layer.d_out}), random log priors",
+        f"efficient_capsnet/{preset}{overrides or ''} digit_caps as the network builds it "
+        f"({layer.n_in}×{layer.d_in} -> {layer.n_out}×{layer.d_out}), forward on {BATCH} "
+        "images, random log priors",
         findings,
         notes,
     )
@@ -212,11 +242,12 @@ def measure_gradient(route: Router, layer: Any, u: Tensor) -> list[Any]:
 @claim_check
 def gradient_through_routing(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eqs. 3-6: gradients flow through the attention scores and the coupling,
-    on a float64 ``SelfAttentionRouting`` (16×8 -> 10×16) with non-zero log priors."""
+    on a float64 ``SelfAttentionRouting`` (20×6 -> 7×12) with non-zero log priors."""
     layer = build_layer(ctx.seed)
     findings = measure_gradient(_router(layer), layer, sample_children(ctx.seed))
     return property_evidence(
-        "SelfAttentionRouting(16×8 -> 10×16), random non-zero log priors, gradients of a random "
-        "projection of the class capsules",
+        f"SelfAttentionRouting({CHILDREN}×{CHILD_DIM} -> {PARENTS}×{PARENT_DIM}) forward on "
+        f"{BATCH} images, random non-zero log priors, gradients of a random projection of the "
+        "class capsules",
         findings,
     )

@@ -93,3 +93,75 @@ def squash_efficient_properties(ctx: CheckContext) -> Evidence:
 
     findings = measure_squash(squash_efficient, efficient_length, ctx.seed)
     return property_evidence(_subject("models.capsules.squash_efficient"), findings)
+
+
+def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool) -> list[Finding]:
+    """Gradients of the squash, against central differences of the same function.
+
+    At a zero capsule the gradient must be finite (a NaN there reaches every weight in one
+    step). With ``zero_is_smooth`` (eq. 1, whose Jacobian at 0 is 0) it must also equal the
+    finite difference there. At 24 vectors with norms from 1e-4 to 25, laid out (4, 6, 16) so a
+    norm over the wrong axis shows, ⟨∇L, d⟩ must match (L(s + h·d) − L(s − h·d)) / 2h along
+    random directions d, for L = Σ g·squash(s). The length read-out ‖v‖ (the class score) must
+    have a finite gradient at zero too.
+    """
+    from models.capsules import capsule_length
+
+    gen = generator(seed)
+    norms = torch.logspace(-4, math.log10(NORMS[1]), 24, dtype=DTYPE)
+    directions = torch.randn(24, DIM, generator=gen, dtype=DTYPE)
+    s = (directions / directions.norm(dim=-1, keepdim=True) * norms[:, None]).reshape(4, 6, DIM)
+    s[0, 0] = 0.0  # one zero capsule among them
+    g = torch.randn(s.shape, generator=gen, dtype=DTYPE)
+
+    def loss(x: Tensor) -> Tensor:
+        return (squash(x) * g).sum()
+
+    leaf = s.clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad(loss(leaf), leaf)
+    zero = torch.zeros(1, DIM, dtype=DTYPE, requires_grad=True)
+    (zero_grad,) = torch.autograd.grad(squash(zero).sum(), zero)
+    length_leaf = torch.zeros(2, DIM, dtype=DTYPE, requires_grad=True)
+    (length_grad,) = torch.autograd.grad(capsule_length(length_leaf).sum(), length_leaf)
+    step, worst, scale = 1e-6, 0.0, 0.0
+    with torch.no_grad():
+        for _ in range(6):
+            d = torch.randn(s.shape, generator=gen, dtype=DTYPE)
+            if not zero_is_smooth:
+                d[0, 0] = 0.0  # eq. 2's gradient at 0 is the code's ε choice, not the law's
+            numeric = float((loss(s + step * d) - loss(s - step * d)) / (2 * step))
+            gap = abs(float((grad * d).sum()) - numeric)
+            worst = max(worst, gap) if math.isfinite(gap) else math.inf
+            scale = max(scale, abs(numeric))
+    return [
+        Finding("gradient at a zero capsule is finite",
+                bool(torch.isfinite(zero_grad).all() and torch.isfinite(grad).all()),
+                f"max |d squash(0)/ds| = {float(zero_grad.abs().max()):.3g}"),
+        at_most("max |<grad, d> - central difference| / scale (norms 1e-4..25, one zero)",
+                worst / max(scale, 1e-12), 1e-5),
+        Finding("gradient of the length |v| at a zero capsule is finite",
+                bool(torch.isfinite(length_grad).all()),
+                f"{float(length_grad.abs().max()):.3g}"),
+    ]
+
+
+@claim_check
+def squash_sabour_gradients(ctx: CheckContext) -> Evidence:
+    """arxiv:1710.09829 eq. 1: finite gradient at 0 (where it equals the finite difference, 0),
+    and the gradient equals finite differences at norms 1e-4..25."""
+    from models.capsules import squash_sabour
+
+    findings = measure_squash_gradient(squash_sabour, ctx.seed, zero_is_smooth=True)
+    return property_evidence("models.capsules.squash_sabour on 24 16-D vectors (4×6×16, "
+                             "float64), one of them zero", findings)
+
+
+@claim_check
+def squash_efficient_gradients(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 eq. 2: finite gradient at 0, and the gradient equals finite differences
+    at norms 1e-4..25."""
+    from models.capsules import squash_efficient
+
+    findings = measure_squash_gradient(squash_efficient, ctx.seed, zero_is_smooth=False)
+    return property_evidence("models.capsules.squash_efficient on 24 16-D vectors (4×6×16, "
+                             "float64), one of them zero", findings)
