@@ -7,6 +7,8 @@ finding                                                      level
 ==========================================================  =======
 a card that does not load or validate                        error
 a malformed citation (near-miss, bad id, bad locator)        error
+bracketed text that looks like a citation and is none         warning
+  (``[openreview HJWLfGWRb §3.1]``; with the citation meant)
 duplicate slug / duplicate paper card / duplicate claim id   error
   (:mod:`claimcheck.store.conflicts`; verify refuses those claims)
 malformed claim locator                                      error
@@ -42,6 +44,14 @@ a claim statement with TeX outside ``$...$`` (shown raw)     warning
 ``papers:`` not matching the ids cited in the body           warning
 a ``TODO`` placeholder left by ``claimcheck new``             warning
 an unknown ``related:`` slug                                 info
+a result file no card claims (:mod:`lint_results`; when the   warning
+  whole configured wiki is linted)
+a ``train`` claim with no trainer, or a ``model:`` with no   error
+  model factory (configured or default) that verify could load
+a ``model:``/``preset:`` that no registration defines and     warning
+  the factory's source never mentions
+a ``shapes`` claim on a model whose ``forward`` returns       error
+  several tensors, without ``field:``
 ==========================================================  =======
 
 The rules on readings, versions and refused sources are listed in
@@ -62,6 +72,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcheck.authoring.findings import Finding, Level
+from claimcheck.authoring.lint_placeholders import placeholder_findings
 from claimcheck.authoring.lint_power import (
     STRICT_RULES,
     catalogue_findings,
@@ -69,6 +80,7 @@ from claimcheck.authoring.lint_power import (
     power_findings,
 )
 from claimcheck.authoring.lint_readings import reading_findings, refused_findings
+from claimcheck.authoring.lint_results import unclaimed_results
 from claimcheck.authoring.lint_sources import source_findings
 from claimcheck.cards.basis import basis_problem
 from claimcheck.cards.citations import Citation
@@ -99,9 +111,6 @@ from claimcheck.verdicts.verdict import format_value
 
 Located = LoadedCard | SalvagedClaims
 """Where claims come from: a card that loaded, or the claims salvaged from one that did not."""
-
-PLACEHOLDER = "TODO"
-"""What ``claimcheck new`` writes where metadata is unknown (kept in step with scaffold.py)."""
 
 __all__ = ["Finding", "Level", "lint_selection", "lint_wiki", "strict"]
 
@@ -138,9 +147,11 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         if isinstance(loaded.card, ConceptCard):
             findings.extend(_papers_field(loaded, loaded.card))
         findings.extend(_related(loaded, slugs))
-        findings.extend(_placeholders(loaded))
+        findings.extend(placeholder_findings(loaded))
     for salvaged in wiki.salvaged:  # a card that did not load: its claims that do still count
         findings.extend(_claim_findings(wiki.config, salvaged, salvaged.claims, kinds))
+        for index, raw in salvaged.unvalidated:
+            findings.extend(_unvalidated_findings(wiki.config, salvaged, index, raw, kinds))
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
         findings.extend(source_findings(page, papers, quotes))
@@ -167,8 +178,9 @@ def lint_selection(config: ProjectConfig, target: Path | None) -> tuple[list[Fin
                 else load_wiki(config, target))  # not part of the wiki: judged on its own
         return lint_wiki(wiki), len(wiki.cards)
     wiki = load_wiki(config)
-    if target is None or _same(target, config.wiki):
-        return lint_wiki(wiki), len(wiki.cards)
+    if target is None or _same(target, config.wiki):  # the whole wiki: its store's orphans too
+        findings = lint_wiki(wiki) + list(unclaimed_results(wiki))
+        return sorted(findings, key=lambda f: (f.path, f.line, f.col, f.message)), len(wiki.cards)
     shown = config.relative(target)
     findings = [f for f in lint_wiki(wiki) if f.path == shown or f.path.startswith(shown + "/")]
     named = sum(c.display_path == shown or c.display_path.startswith(shown + "/")
@@ -203,7 +215,12 @@ def _citation_findings(
 ) -> Iterator[Finding]:
     for problem in loaded.citation_problems:
         message = problem.message + (f" ({problem.hint})" if problem.hint else "")
-        yield Finding(Level.ERROR, problem.path, problem.line, problem.col, message, "citation")
+        if problem.warning:
+            yield Finding(Level.WARNING, problem.path, problem.line, problem.col, message,
+                          "near-miss-citation")
+        else:
+            yield Finding(Level.ERROR, problem.path, problem.line, problem.col, message,
+                          "citation")
     for citation in loaded.citations:
         if citation.paper_key not in papers:
             label = PaperId(citation.scheme, citation.id).label
@@ -257,43 +274,71 @@ def _claim_findings(
     config: ProjectConfig, loaded: Located, claims: Iterable[tuple[int, Claim]], kinds: list[str]
 ) -> Iterator[Finding]:
     for index, claim in claims:
-        for position, text in enumerate(claim.locators):
-            try:
-                parse_locator(text)
-            except LocatorError as exc:
-                where = ("claims", index, "cite") + ((position,) if isinstance(claim.cite, list)
-                                                     else ())
-                line, col = loaded.position(*where)
-                hint = f" ({exc.hint})" if exc.hint else ""
-                yield _error(loaded, line, col,
-                             f"malformed claim locator {text!r}: {exc.message}{hint}",
-                             "claim-locator")
+        yield from _locator_findings(loaded, index, claim.cite)
         yield from _non_finite_expect(loaded, index, claim.expect)
         yield from _typed_expect(loaded, index, claim)
         yield from _raw_tex(loaded, index, claim)
         if claim.check is None:
             continue
-        for problem in path_arg_problems(claim.args, config):
-            line, col = loaded.position("claims", index, "args", *problem.path)
-            yield _error(loaded, line, col, problem.message, "path-arg")
-        slots = {slot.path: slot for slot in callable_slots(claim.check, claim.args)}
-        line, col = loaded.position("claims", index, "check")
-        if is_reference(claim.check):
-            check_errors = list(_reference_error(config, loaded, slots.pop(("check",)), line, col))
-            if not check_errors:
-                yield from _declared_args_findings(config, loaded, index, claim)
-        elif claim.check not in kinds:
-            check_errors = [_error(loaded, line, col, unknown_kind_message(claim.check, kinds),
-                                   "unknown-kind")]
-        else:
-            check_errors = []
-            yield from _args_findings(config, loaded, index, claim.check, claim.args)
+        check_findings = list(_check_findings(config, loaded, index, claim.id, claim.check,
+                                              claim.args, kinds))
+        yield from check_findings
+        if not any(f.rule in ("reference", "unknown-kind") for f in check_findings):
+            yield from _basis_findings(loaded, index, claim)  # a warning about a known check
+
+
+def _unvalidated_findings(
+    config: ProjectConfig, loaded: Located, index: int, raw: dict[str, Any], kinds: list[str]
+) -> Iterator[Finding]:
+    """A claim that does not validate (its errors are load errors): its locators and the check
+    it names are still judged, so that no error hides another."""
+    cite = raw.get("cite")
+    if isinstance(cite, str) or (isinstance(cite, list)
+                                 and all(isinstance(item, str) for item in cite)):
+        yield from _locator_findings(loaded, index, cite)
+    check, args = raw.get("check"), raw.get("args")
+    if isinstance(check, str) and check and isinstance(args, dict):  # args as written only:
+        yield from _check_findings(config, loaded, index, str(raw.get("id", index)), check,
+                                   args, kinds)  # a claim without them errs already
+
+
+def _locator_findings(loaded: Located, index: int, cite: str | list[str]) -> Iterator[Finding]:
+    for position, text in enumerate(cite if isinstance(cite, list) else [cite]):
+        try:
+            parse_locator(text)
+        except LocatorError as exc:
+            where = ("claims", index, "cite") + ((position,) if isinstance(cite, list) else ())
+            line, col = loaded.position(*where)
+            hint = f" ({exc.hint})" if exc.hint else ""
+            yield _error(loaded, line, col,
+                         f"malformed claim locator {text!r}: {exc.message}{hint}",
+                         "claim-locator")
+
+
+def _check_findings(
+    config: ProjectConfig, loaded: Located, index: int, claim_id: str, check: str,
+    args: dict[str, Any], kinds: list[str],
+) -> Iterator[Finding]:
+    """Everything about the check a claim names: the function or kind, its args, the
+    configured callables it relies on, and every other function its args name."""
+    for problem in path_arg_problems(args, config, check):
+        line, col = loaded.position("claims", index, "args", *problem.path)
+        yield _error(loaded, line, col, problem.message, "path-arg")
+    slots = {slot.path: slot for slot in callable_slots(check, args)}
+    line, col = loaded.position("claims", index, "check")
+    if is_reference(check):
+        check_errors = list(_reference_error(config, loaded, slots.pop(("check",)), line, col))
         yield from check_errors
         if not check_errors:
-            yield from _basis_findings(loaded, index, claim)
-        for path, slot in slots.items():
-            line, col = loaded.position("claims", index, *path)
-            yield from _reference_error(config, loaded, slot, line, col)
+            yield from _declared_args_findings(config, loaded, index, check, args)
+    elif check not in kinds:
+        yield _error(loaded, line, col, unknown_kind_message(check, kinds), "unknown-kind")
+    else:
+        yield from _configured_findings(config, loaded, index, claim_id, check, args)
+        yield from _args_findings(config, loaded, index, check, args)
+    for path, slot in slots.items():
+        line, col = loaded.position("claims", index, *path)
+        yield from _reference_error(config, loaded, slot, line, col)
 
 
 _RAW_TEX = re.compile(r"[\^_]\{|\\[A-Za-z]+")
@@ -330,21 +375,61 @@ def _args_findings(
     yield from _located_args(loaded, index, args_problems(kind, args, model_catalog(config), facts))
 
 
+_CONFIGURED = {
+    "trainer": ("No trainer", "give `trainer:` in args"),
+    "model_factory": ("No model factory", "name a `factory:` marked @model_factory in args"),
+}
+
+
+def _configured_needs(kind: str, args: dict[str, Any], depth: int = 0) -> set[str]:
+    """The ``[tool.claimcheck]`` callables a built-in claim relies on: the trainer for ``train``
+    without ``trainer:``, the model factory for a model named by ``model:``."""
+    needs = set()
+    if kind == "train" and "trainer" not in args:
+        needs.add("trainer")
+    if kind in ("params", "shapes", "flops") and "model" in args:
+        needs.add("model_factory")
+    if kind == "ratio" and depth < 4:
+        for side in ("numerator", "denominator"):
+            spec = args.get(side)
+            if isinstance(spec, dict) and isinstance(spec.get("args", {}), dict):
+                needs |= _configured_needs(str(spec.get("kind")), spec.get("args", {}), depth + 1)
+    return needs
+
+
+def _configured_findings(
+    config: ProjectConfig, loaded: Located, index: int, claim_id: str, check: str,
+    args: dict[str, Any],
+) -> Iterator[Finding]:
+    """A configured trainer or model factory that verify could not load: named, with the fix."""
+    for key in sorted(_configured_needs(check, args)):
+        named = getattr(config, key)
+        try:
+            resolve_reference(named, config, role=None)
+        except ClaimcheckError as exc:
+            what, alternative = _CONFIGURED[key]
+            default = "" if key in config.raw else " (the default)"
+            line, col = loaded.position("claims", index, "check")
+            yield _error(loaded, line, col,
+                         f"claim '{claim_id}': {what}: set `[tool.claimcheck] {key}` or "
+                         f"{alternative}; `{named}`{default}: {exc.message}", "configured")
+
+
 def _declared_args_findings(
-    config: ProjectConfig, loaded: Located, index: int, claim: Claim
+    config: ProjectConfig, loaded: Located, index: int, check: str, args: dict[str, Any]
 ) -> Iterator[Finding]:
     """A custom check's args against its declaration (:mod:`claimcheck.checks.declared`)."""
-    reference = resolve_reference(str(claim.check), config)
+    reference = resolve_reference(check, config)
     declaration = static_declaration(reference.file, reference.function,
                                      content_module_finder(config))
     if declaration.error is not None:
         line, col = loaded.position("claims", index, "check")
-        yield _error(loaded, line, col, f"check {claim.check!r} declares args that lint cannot "
+        yield _error(loaded, line, col, f"check {check!r} declares args that lint cannot "
                      f"read: {declaration.error}", "args")
         return
-    problems = field_problems(declaration.fields, claim.args)
+    problems = field_problems(declaration.fields, args)
     yield from _located_args(loaded, index, [
-        ArgsProblem((problem.key,) if problem.key in claim.args else (), problem.message,
+        ArgsProblem((problem.key,) if problem.key in args else (), problem.message,
                     problem.at_key) for problem in problems])
 
 
@@ -359,7 +444,8 @@ def _located_args(
             line, col = loaded.positions.key(where)
         else:
             line, col = loaded.position(*where)
-        yield _error(loaded, line, col, f"args: {problem.message}", "args")
+        yield Finding(Level.WARNING if problem.warning else Level.ERROR, loaded.display_path,
+                      line, col, f"args: {problem.message}", "args")
 
 
 def _reference_error(
@@ -416,19 +502,6 @@ def _papers_field(loaded: LoadedCard, card: ConceptCard) -> Iterator[Finding]:
 
 def _label(key: str) -> str:
     return parse_paper_key(key).label
-
-
-def _placeholders(loaded: LoadedCard) -> Iterator[Finding]:
-    """``TODO`` left by ``claimcheck new`` where the paper's metadata could not be read."""
-    card = loaded.card
-    fields: list[tuple[tuple[str | int, ...], str]] = [(("title",), card.title)]
-    if isinstance(card, PaperCard):
-        fields += [(("authors", index), name) for index, name in enumerate(card.authors)]
-    for path, value in fields:
-        if value.startswith(PLACEHOLDER):
-            line, col = loaded.position(*path)
-            yield Finding(Level.WARNING, loaded.display_path, line, col,
-                          f"placeholder left by `claimcheck new`: {value}", "placeholder")
 
 
 def _related(loaded: LoadedCard, slugs: set[str]) -> Iterator[Finding]:

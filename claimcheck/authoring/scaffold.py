@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claimcheck.authoring.lint import PLACEHOLDER
+from claimcheck.authoring.lint_placeholders import PLACEHOLDER
 from claimcheck.cards.frontmatter import SLUG_PATTERN
 from claimcheck.cards.identifiers import (
     IdentifierError,

@@ -43,6 +43,7 @@ Lines and columns are 1-based and count characters (a tab is one column).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -58,6 +59,7 @@ __all__ = [
     "Citation",
     "CitationProblem",
     "CitationSyntaxError",
+    "near_misses",
     "parse_citation",
     "scan_citations",
 ]
@@ -139,6 +141,9 @@ class CitationProblem:
     col: int
     message: str
     hint: str | None = None
+    warning: bool = False
+    """A near miss (:func:`near_misses`): bracketed text that looks like a citation and is
+    none, so it reads as prose; lint warns instead of failing."""
 
 
 def parse_citation(
@@ -370,7 +375,74 @@ def scan_citations(
             problems.append(
                 CitationProblem(path, line, col + error.col - 1, error.message, error.hint)
             )
+    if _NEAR_MISS_HINT.search(markdown):
+        if code is None:
+            line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
+            code = code_regions(markdown, line_starts, tokens)
+        problems.extend(near_misses(markdown, path, line_offset, code))
     return citations, problems
+
+
+_NEAR_MISS = re.compile(
+    r"\[(?:(?P<scheme>[A-Za-z]{2,12})(?P<sep>[ \t]*[:=/|][ \t]*|[ \t]*[.\-_][ \t]*|[ \t]+))?"
+    r"(?P<id>[^\s\[\],]+)(?P<rest>[^\[\]\n]{0,300})\]"
+)
+_NEAR_MISS_HINT = re.compile(r"\[[ \t]*(?:[A-Za-z]{2,12}[ \t:=/|.\-_]|\d{4}\.\d{4})")
+_LOCATOR_LIKE = re.compile(
+    r"(?:§|\b(?:tab|table|fig|figure|eq|eqs|equation|alg|algorithm|app|appendix|p|pp|page|sec|"
+    r"section)\.?)[ \t]*\(?[0-9A-Z]", re.IGNORECASE)
+
+
+def near_misses(
+    markdown: str, path: str, line_offset: int = 0, code: list[tuple[int, int]] | None = None
+) -> list[CitationProblem]:
+    """Bracketed text outside code that looks like a citation but is not one: a scheme with a
+    space or another mark instead of ``:`` (``[openreview HJWLfGWRb §3.1]``), a misspelt scheme
+    (``[arxv:2101.12491 §3]``) or a bare arXiv id (``[2101.12491 tab. 2]``), each followed by a
+    locator. Such text renders as prose with no badge; each is a warning with the citation meant.
+    """
+    found: list[CitationProblem] = []
+    for match in _NEAR_MISS.finditer(markdown):
+        start, close = match.start(), match.end() - 1
+        if _CANDIDATE.match(markdown, start) or _is_not_citation(
+                markdown, start, close, markdown.rfind("\n", 0, start) + 1):
+            continue
+        if code and inside(code, start):
+            continue
+        meant = _meant_scheme(match["scheme"], match["sep"], match["id"])
+        if meant is None or not _LOCATOR_LIKE.search(match["rest"]):
+            continue
+        line = line_offset + 1 + markdown.count("\n", 0, start)
+        col = start - (markdown.rfind("\n", 0, start) + 1) + 1
+        fixed = f"[{meant}:{match['id']} {match['rest'].strip().lstrip(',').strip()}]"
+        try:
+            _parse_parts(fixed)
+            hint = f"did you mean `{fixed}`?"
+        except CitationSyntaxError as error:
+            hint = f"a citation is written `[{meant}:ID LOCATOR]`; `{fixed}` {error.message}"
+        found.append(CitationProblem(
+            path, line, col, f"{match[0]!r} looks like a citation but is not one (it renders as "
+            "plain text, with no badge)", hint, warning=True))
+    return found
+
+
+def _meant_scheme(scheme: str | None, sep: str | None, identifier: str) -> str | None:
+    """The scheme a near miss meant, or ``None`` when the text is prose."""
+    if scheme is None:
+        return "arxiv" if _NEW_ARXIV.fullmatch(identifier.split("v")[0]) else None
+    close = difflib.get_close_matches(scheme.lower(), SCHEMES, n=1, cutoff=0.75)
+    if not close:
+        return None
+    if close[0] == scheme.lower() and (sep or "").strip() == ":":
+        return None  # a real candidate, judged by the parser
+    if close[0] == "arxiv" and not (_NEW_ARXIV.fullmatch(identifier.split("v")[0])
+                                    or _OLD_ARXIV.fullmatch(identifier)):
+        return None
+    if close[0] == "doi" and not identifier.startswith("10."):
+        return None
+    if close[0] == "openreview" and not re.fullmatch(r"[A-Za-z0-9_-]{5,40}", identifier):
+        return None
+    return close[0]
 
 
 def _is_not_citation(markdown: str, start: int, close: int, line_start: int) -> bool:

@@ -71,6 +71,8 @@ class LoadedCard:
     body_offset: int
     citations: list[Citation] = field(default_factory=list)
     citation_problems: list[CitationProblem] = field(default_factory=list)
+    front_matter: str = ""
+    """The YAML between the ``---`` lines as written (comments included), from file line 2."""
 
     def position(self, *path: str | int) -> tuple[int, int]:
         """File (line, col) of the front-matter value at ``path``."""
@@ -89,6 +91,9 @@ class SalvagedClaims:
     display_path: str
     positions: Positions
     claims: tuple[tuple[int, Claim], ...]
+    unvalidated: tuple[tuple[int, dict[str, Any]], ...] = ()
+    """The claims that do not validate, as written: lint still checks their locators and the
+    check they name, so that one error never hides another."""
 
     def position(self, *path: str | int) -> tuple[int, int]:
         """File (line, col) of the front-matter value at ``path``."""
@@ -105,13 +110,14 @@ def _salvage(data: dict[str, Any], positions: Positions, display: str) -> Salvag
     claims = data.get("claims")
     if data.get("kind") != "paper" or not isinstance(claims, list):
         return None
-    valid = []
+    valid, unvalidated = [], []
     for index, raw in enumerate(claims):
         try:
             valid.append((index, Claim.model_validate(raw)))
         except ValidationError:
-            continue
-    return SalvagedClaims(display, positions, tuple(valid))
+            if isinstance(raw, dict):
+                unvalidated.append((index, raw))
+    return SalvagedClaims(display, positions, tuple(valid), tuple(unvalidated))
 
 
 def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
@@ -201,13 +207,14 @@ def load_card(path: Path, display: str | None = None, text: str | None = None) -
         errors = _validation_errors(exc, data, positions, shown)
         citations, problems = scan_citations(body, shown, body_offset)
         errors += [CardError(p.message + (f" ({p.hint})" if p.hint else ""), p.path, p.line,
-                             p.col) for p in problems]
+                             p.col) for p in problems if not p.warning]
         error = CardLoadError(errors[0].message, shown, errors[0].line, errors[0].col)
         error.also = tuple(errors[1:])
         error.salvaged = _salvage(data, positions, shown)
         raise error from None
     citations, problems = scan_citations(body, shown, body_offset)
-    return LoadedCard(path, shown, card, positions, body, body_offset, citations, problems)
+    return LoadedCard(path, shown, card, positions, body, body_offset, citations, problems,
+                      front_matter=yaml_text)
 
 
 def _validation_errors(

@@ -148,6 +148,9 @@ class ArgsProblem:
     path: ArgsPath
     message: str
     at_key: bool = False
+    warning: bool = False
+    """Likely wrong, not certainly: lint warns (a name no registration and no string of the
+    model factory's source holds)."""
 
 
 def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
@@ -165,18 +168,22 @@ def args_problems(
     model = ARGS_MODELS.get(kind)
     if model is None:
         return []
-    problems = list(_schema_problems(model, args))
-    if problems:
-        return problems
-    if kind in ("params", "shapes", "train", "flops") and "model" in args:
+    problems = list(_schema_problems(model, args))  # and the rest too: no error hides another
+    if kind in ("params", "shapes", "train", "flops") and isinstance(args.get("model"), str):
         overrides = "overrides" if kind == "train" else "kwargs"
         problems += _names(args, catalog, overrides)
+    if kind == "shapes":
+        problems += _field(args, catalog)
     if kind == "train":
         problems += _train(args, trainer)
     if kind == "ratio" and depth < 4:
         for side in ("numerator", "denominator"):
-            spec = args[side]
+            spec = args.get(side)
+            if not isinstance(spec, Mapping) or not isinstance(spec.get("kind"), str):
+                continue
             nested = spec.get("args") or {}
+            if not isinstance(nested, Mapping):
+                continue
             for problem in args_problems(spec["kind"], nested, catalog, trainer, depth + 1):
                 path = (side, "args", *problem.path)
                 problems.append(ArgsProblem(path, problem.message, problem.at_key))
@@ -228,14 +235,14 @@ def _known_fields(model: type[_Args], path: ArgsPath) -> list[str]:
 
 def _names(args: Mapping[str, Any], catalog: ModelCatalog, overrides: str) -> list[ArgsProblem]:
     if not catalog.known:
-        return []
-    name, preset = str(args["model"]), str(args["preset"])
+        return _unregistered(args, catalog)
+    name, preset = str(args["model"]), args.get("preset")
     if name not in catalog.presets:
         return [ArgsProblem(("model",), f"unknown model {name!r}" + _hint(name, list(
             catalog.presets)))]
     presets = catalog.presets[name]
     problems = []
-    if preset not in presets:
+    if isinstance(preset, str) and preset not in presets:
         problems.append(ArgsProblem(
             ("preset",), f"unknown preset {preset!r} for model {name!r}" + _hint(preset, presets)))
     fields = catalog.fields.get(name)
@@ -247,6 +254,34 @@ def _names(args: Mapping[str, Any], catalog: ModelCatalog, overrides: str) -> li
                     (overrides, key), f"{name} has no config field {key!r}" + _hint(
                         str(key), fields), at_key=True))
     return problems
+
+
+def _field(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
+    """A whole model whose ``forward`` returns several tensors needs ``field:`` (verify refuses
+    to pick one in silence: :func:`claimcheck.checks.builtin.select_tensor`)."""
+    parts = catalog.outputs.get(str(args.get("model")))
+    if not parts or args.get("module") is not None:
+        return []
+    field = args.get("field")
+    choices = ", ".join(parts)
+    if field is None:
+        return [ArgsProblem(("model",), f"model {args['model']!r} returns {len(parts)} tensors: "
+                            f"give field:, one of {choices}")]
+    if isinstance(field, str) and not parts[0].isdigit() and field not in parts:
+        return [ArgsProblem(("field",), f"the output of {args['model']!r} has no tensor field "
+                            f"{field!r}" + _hint(field, list(parts)))]
+    return []
+
+
+def _unregistered(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
+    """With no ``@register_model`` readable, names that appear nowhere in the factory's source."""
+    if catalog.mentioned is None:
+        return []
+    return [ArgsProblem((key,), f"{key} {args[key]!r} appears nowhere in the model factory's "
+                        "source (no @register_model names it, and no string there holds it): "
+                        "nothing may build it", warning=True)
+            for key in ("model", "preset")
+            if isinstance(args.get(key), str) and args[key] not in catalog.mentioned]
 
 
 def _train(args: Mapping[str, Any], trainer: TrainerFacts) -> list[ArgsProblem]:

@@ -119,35 +119,58 @@ def count_parameters(ctx: CheckContext) -> Evidence:
     return Evidence(measured=counted, details=details)
 
 
-def _first_tensor(output: Any, field: str | int | None) -> torch.Tensor:
+def _parts(output: Any) -> list[tuple[str, Any]]:
+    """The named parts of a module's output: a dataclass's or mapping's fields, a tuple's items
+    (named by index), or the output itself (named ``""``)."""
+    if dataclasses.is_dataclass(output) and not isinstance(output, type):
+        return [(f.name, getattr(output, f.name)) for f in dataclasses.fields(output)]
+    if isinstance(output, Mapping):
+        return [(str(key), value) for key, value in output.items()]
+    if isinstance(output, (tuple, list)):
+        return [(str(index), value) for index, value in enumerate(output)]
+    return [("", output)]
+
+
+def select_tensor(output: Any, field: str | int | None) -> tuple[torch.Tensor, str]:
+    """The tensor ``field`` names in a module's output, and how it was selected.
+
+    Without ``field`` the output must hold exactly one tensor: a tuple, dataclass or mapping of
+    several is refused with the choices named (measuring its first part in silence once gave a
+    false verdict). ``field`` is a field or key name, or an index into a tuple.
+    """
     import torch
 
+    if field is None:
+        if isinstance(output, torch.Tensor):
+            return output, "the output tensor"
+        tensors = [(name, value) for name, value in _parts(output)
+                   if isinstance(value, torch.Tensor)]
+        if len(tensors) == 1:
+            return tensors[0][1], f"field {tensors[0][0]}, the one tensor of the output"
+        if not tensors:
+            raise TypeError(f"the module output ({type(output).__name__}) holds no tensor")
+        choices = ", ".join(f"{name} {list(value.shape)}" for name, value in tensors)
+        raise ValueError(f"the module output ({type(output).__name__}) has {len(tensors)} "
+                         f"tensors: give args.field, one of {choices}")
+    if isinstance(field, bool) or not isinstance(field, (str, int)):
+        raise ValueError(f"args.field must be a name or a tuple index, got {field!r}")
+    named = dict(_parts(output))
     if isinstance(field, int) and isinstance(output, (tuple, list)):
         if not -len(output) <= field < len(output):
             raise ValueError(f"args.field {field} is out of range for {len(output)} outputs")
-        return _first_tensor(output[field], None)
-    if isinstance(field, str):
-        if isinstance(output, Mapping):
-            return _first_tensor(output[field], None)
-        if not hasattr(output, field):
-            raise ValueError(f"the module output ({type(output).__name__}) has no field {field!r}")
-        return _first_tensor(getattr(output, field), None)
-    if field is not None:
-        raise ValueError(f"args.field must be a name or a tuple index, got {field!r}")
-    if isinstance(output, torch.Tensor):
-        return output
-    if dataclasses.is_dataclass(output) and not isinstance(output, type):
-        items: list[Any] = [getattr(output, f.name) for f in dataclasses.fields(output)]
-    elif isinstance(output, Mapping):
-        items = list(output.values())
-    elif isinstance(output, (tuple, list)):
-        items = list(output)
+        value = output[field]
+    elif "" not in named and str(field) in named:
+        value = named[str(field)]
+    elif isinstance(field, str) and not isinstance(output, torch.Tensor) and hasattr(output,
+                                                                                   field):
+        value = getattr(output, field)
     else:
-        items = []
-    for item in items:
-        if isinstance(item, torch.Tensor):
-            return item
-    raise TypeError(f"the module output ({type(output).__name__}) holds no tensor")
+        raise ValueError(f"the module output ({type(output).__name__}) has no field {field!r}; "
+                         f"its parts: {', '.join(named) or 'none'}")
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"field {field!r} of the module output is a {type(value).__name__}, "
+                        "not a tensor")
+    return value, f"field {field} of the {type(output).__name__} output"
 
 
 @register_check("shapes", tier="static")
@@ -156,7 +179,8 @@ def trace_shape(ctx: CheckContext) -> Evidence:
 
     Args: the model, ``input: [B, C, H, W]``, ``module`` (dotted name; default the whole model),
     ``fill`` (``randn`` seeded with the run's seed, or ``zeros``), ``field`` (a field name of a
-    dataclass/dict output or an index into a tuple output; default: its first tensor),
+    dataclass/dict output or an index into a tuple output; required when the output holds
+    several tensors, see :func:`select_tensor`),
     ``index`` (report one dimension). Measured: a list of ints, or one int with ``index``.
     """
     import torch
@@ -183,8 +207,9 @@ def trace_shape(ctx: CheckContext) -> Evidence:
         handle.remove()
     if not captured:
         raise RuntimeError(f"submodule {name!r} was not called by the model's forward")
-    dims = list(_first_tensor(captured[0], ctx.args.get("field")).shape)
-    where = f"{name or type(model).__name__} output for input {shape}: {dims}"
+    tensor, selected = select_tensor(captured[0], ctx.args.get("field"))
+    dims = list(tensor.shape)
+    where = f"{name or type(model).__name__} output for input {shape}: {dims} ({selected})"
     if len(captured) > 1:
         where += f" (first of {len(captured)} calls)"
     if "index" in ctx.args:

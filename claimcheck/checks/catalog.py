@@ -24,6 +24,8 @@ than a late one from ``verify``.
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -45,6 +47,13 @@ class ModelCatalog:
 
     presets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    outputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Models whose ``forward`` is annotated to return several tensors: the parts a ``shapes``
+    claim chooses from with ``field:`` (a tuple's indices, a dataclass's tensor fields)."""
+    mentioned: set[str] | None = None
+    """Every string constant of the modules read (``None``: the factory's module was not
+    found): with no registration readable, a name that appears nowhere in the factory's source
+    is a name nothing defines."""
 
     @property
     def known(self) -> bool:
@@ -123,7 +132,60 @@ def _config_fields(tree: ast.Module, class_name: str) -> tuple[str, ...] | None:
     return None
 
 
-def _registrations(tree: ast.Module, catalog: ModelCatalog) -> None:
+_TENSOR = {"Tensor", "torch.Tensor"}
+
+
+def _tensor_parts(annotation: ast.expr | None, lookup: dict[str, ast.ClassDef]) -> tuple[str, ...]:
+    """The parts of a ``forward`` return annotation that are certainly tensors, when several:
+    ``tuple[Tensor, Tensor]`` gives ``("0", "1")``; a dataclass gives its ``Tensor`` fields
+    (an optional ``Tensor | None`` may be ``None`` at run time, so it is not counted)."""
+    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in (
+            "tuple", "Tuple", "typing.Tuple"):
+        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+        if any(isinstance(item, ast.Constant) and item.value is Ellipsis for item in items):
+            return ()
+        parts = tuple(str(i) for i, item in enumerate(items) if ast.unparse(item) in _TENSOR)
+    elif isinstance(annotation, (ast.Name, ast.Constant)):
+        name = annotation.id if isinstance(annotation, ast.Name) else str(annotation.value)
+        node = lookup.get(name)
+        if node is None:
+            return ()
+        parts = tuple(item.target.id for item in node.body
+                      if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                      and ast.unparse(item.annotation) in _TENSOR)
+    else:
+        return ()
+    return parts if len(parts) > 1 else ()
+
+
+def _forward_annotation(node: ast.ClassDef | ast.FunctionDef) -> ast.expr | None:
+    if isinstance(node, ast.ClassDef):
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "forward":
+                return item.returns
+    return None
+
+
+def _classes(tree: ast.Module, roots: tuple[ModuleRoot, ...], boundary: Path
+             ) -> dict[str, ast.ClassDef]:
+    """The classes a module defines, and those it imports by name from project modules."""
+    found = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module or node.level:
+            continue
+        wanted = {alias.asname or alias.name: alias.name for alias in node.names
+                  if (alias.asname or alias.name) not in found}
+        file = find_module_file(node.module, roots, boundary) if wanted else None
+        other = _parse(file) if file is not None else None
+        if other is not None:
+            defined = {n.name: n for n in other.body if isinstance(n, ast.ClassDef)}
+            found.update({local: defined[name] for local, name in wanted.items()
+                          if name in defined})
+    return found
+
+
+def _registrations(tree: ast.Module, catalog: ModelCatalog,
+                   class_lookup: Callable[[], dict[str, ast.ClassDef]] | None = None) -> None:
     values = _assignments(tree)
     for node in tree.body:
         if not isinstance(node, (ast.ClassDef, ast.FunctionDef)):
@@ -143,6 +205,11 @@ def _registrations(tree: ast.Module, catalog: ModelCatalog) -> None:
             if len(keys) != len(table.keys) or not all(isinstance(k, str) for k in keys):
                 continue
             catalog.presets[name] = tuple(str(k) for k in keys)
+            returns = _forward_annotation(node)
+            if returns is not None and class_lookup is not None:
+                parts = _tensor_parts(returns, class_lookup())
+                if parts:
+                    catalog.outputs[name] = parts
             classes = {
                 str(_called_name(v.body)) for v in table.values
                 if isinstance(v, ast.Lambda) and _called_name(v.body)
@@ -184,11 +251,15 @@ def _catalog(
         return catalog
     queue, seen = [start], {start}
     first = True
+    mentioned: set[str] = set()
+    catalog = ModelCatalog(mentioned=mentioned)
     while queue:
         tree = _parse(queue.pop(0))
         if tree is None:
             continue
-        _registrations(tree, catalog)
+        mentioned.update(node.value for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and isinstance(node.value, str))
+        _registrations(tree, catalog, functools.partial(_classes, tree, roots, boundary))
         if not first:
             continue
         first = False

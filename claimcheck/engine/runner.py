@@ -139,10 +139,14 @@ class _Run:
             note = f"not stored: {recorded.not_stored}"
             row = dataclasses.replace(row, verdict=Verdict.UNVERIFIED.value, error=note,
                                       reason="; ".join(p for p in (row.reason, note) if p))
-        elif recorded.kept_because:
-            row = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence), False),
+        elif recorded.kept_because:  # counted as what the store keeps, as status counts it
+            attempt = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence),
+                                              False), self.wiki, self.quotes)
+            kept = recorded.stored
+            row = stored_row(StoredStatus(ref, shown(ref.claim, kept, self.confidence),
+                                          kept.fingerprint != fingerprint, fingerprint, kept),
                              self.wiki, self.quotes)
-            row = attempt_row(row, recorded.stored, recorded.kept_because)
+            row = attempt_row(row, attempt, kept, recorded.kept_because)
         else:
             stored = recorded.stored
             row = stored_row(StoredStatus(ref, shown(ref.claim, stored, self.confidence), False,

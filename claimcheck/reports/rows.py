@@ -41,8 +41,10 @@ class ClaimRow:
 
     @property
     def errored(self) -> bool:
-        """True when the check failed to produce a measurement (raised, timed out, died)."""
-        return self.error is not None and self.verdict == Verdict.UNVERIFIED.value
+        """True when the check failed to produce a measurement (raised, timed out, died); a
+        failed run whose earlier result the store kept shows that result's verdict and still
+        errs."""
+        return self.error is not None and (self.verdict == Verdict.UNVERIFIED.value or self.ran)
 
     def where(self) -> str:
         """``wiki/papers/x.md:23``."""

@@ -64,7 +64,10 @@ def _claims() -> list[dict[str, Any]]:
     claims.append(claim("params-include", "params", {"equals": 9 * 4},
                         args={**SMALL, "include": ["encoder"]}))
     claims.append(claim("shapes-whole-model", "shapes", {"equals": 2},
-                        args={**SMALL, "input": [3, 8], "index": -1, "fill": "zeros"}))
+                        args={**SMALL, "input": [3, 8], "index": -1, "fill": "zeros",
+                              "field": 0}))
+    claims.append(claim("shapes-several-tensors", "shapes", {"equals": [3, 2]},
+                        args={**SMALL, "input": [3, 8]}))
     claims.append(claim("shapes-field", "shapes", {"equals": [3, 4]},
                         args={**SMALL, "input": [3, 8], "field": 1}))
     claims.append(claim("shapes-bad-field", "shapes", {"equals": [3, 4]},
@@ -126,6 +129,17 @@ def test_flops_of_a_missing_submodule_is_an_error(rows: dict[str, ClaimRow]) -> 
 def test_tuple_output_has_no_named_field(rows: dict[str, ClaimRow]) -> None:
     row = rows["shapes-bad-field"]
     assert row.verdict == "unverified" and "has no field 'hidden'" in row.reason
+
+
+def test_an_output_of_several_tensors_needs_a_field(rows: dict[str, ClaimRow]) -> None:
+    """Never element 0 in silence: the error names every choice with its shape."""
+    row = rows["shapes-several-tensors"]
+    assert row.verdict == "unverified"
+    assert "has 2 tensors: give args.field, one of 0 [3, 2], 1 [3, 4]" in row.reason
+
+
+def test_the_details_say_which_part_was_measured(rows: dict[str, ClaimRow]) -> None:
+    assert "(field 1 of the tuple output)" in rows["shapes-field"].details
 
 
 def test_bad_arguments_are_unverified_not_contradicted(rows: dict[str, ClaimRow]) -> None:

@@ -1,0 +1,47 @@
+"""Lint rule: placeholders left in a card, in every card kind.
+
+``claimcheck new`` writes ``TODO`` where a paper's metadata is unknown (``year: 2026  # TODO:
+check the year``) and a concept card's template sentences; both pass validation, so lint reports
+each line that still holds one as a warning: ``TODO`` in the front matter (a value or a comment)
+or in the prose outside code, and the template text of :data:`TEMPLATE_TEXT`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from claimcheck.authoring.findings import Finding, Level
+from claimcheck.cards.loader import LoadedCard
+
+__all__ = ["PLACEHOLDER", "TEMPLATE_TEXT", "placeholder_findings"]
+
+PLACEHOLDER = "TODO"
+"""What ``claimcheck new`` writes where metadata is unknown."""
+
+TEMPLATE_TEXT = ("One paragraph that says what", "Explain the idea here.")
+"""Sentences of the concept template (:mod:`claimcheck.authoring.scaffold`)."""
+
+_PLACEHOLDER = re.compile(rf"\b{PLACEHOLDER}\b")
+
+
+def placeholder_findings(loaded: LoadedCard) -> Iterator[Finding]:
+    """Placeholders still in a card: ``TODO`` anywhere in its front matter (a value or a comment,
+    such as ``year: 2026  # TODO: check the year``) or in its prose outside code, and the
+    template sentences of ``claimcheck new concept``."""
+    lines = [(2 + number, text) for number, text in enumerate(loaded.front_matter.splitlines())]
+    fenced = False
+    for number, text in enumerate(loaded.body.splitlines(), start=loaded.body_offset + 1):
+        if text.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced:
+            lines.append((number, re.sub(r"`[^`]*`", "", text)))
+    for line, text in lines:
+        found = _PLACEHOLDER.search(text)
+        template = next((t for t in TEMPLATE_TEXT if t in text), None)
+        if found is None and template is None:
+            continue
+        col = found.start() + 1 if found is not None else text.index(str(template)) + 1
+        shown = re.sub(r"[\"'\],]+$", "", text[col - 1:].strip())[:80]
+        yield Finding(Level.WARNING, loaded.display_path, line, col,
+                      f"placeholder left by `claimcheck new`: {shown}", "placeholder")
