@@ -38,6 +38,18 @@ SHORT = {
 NOT_CHECKED = "quote not yet checked against the paper"
 """What a reader sees where the paper's source is not cached (lint says how to fetch it)."""
 
+KINDS = (
+    ("paper", "about the paper", ("paper-vs-code", "reproduction", "textual")),
+    ("code", "about our code", ("implementation",)),
+    ("wiki", "the wiki's own", ("wiki",)),
+    ("unstated", "basis not stated", ("",)),
+)
+"""The evidence kinds a reader keeps apart: ``(key, words, bases)``. A verdict about the paper
+(a figure measured on a faithful model, a reproduction, the paper's words) is never added to one
+about our code (an implementation test) or to the wiki's own experiment."""
+KIND_OF = {basis: key for key, _, bases in KINDS for basis in bases}
+KIND_WORDS = {key: words for key, words, _ in KINDS}
+
 
 @dataclass(frozen=True)
 class About:
@@ -50,11 +62,23 @@ class About:
     secondary_source: str = ""
     reading: str = ""
     second_hand: bool = False
+    reading_note: str = ""
+    """The claim's own words on its reading; ``reading`` names the copy (shared by claims)."""
 
     @property
     def short(self) -> str:
         """The basis in a word or two, for the badge (empty: the author has not said)."""
         return SHORT.get(self.basis, self.basis)
+
+    @property
+    def kind(self) -> str:
+        """The evidence kind (:data:`KINDS`): ``paper``, ``code``, ``wiki`` or ``unstated``."""
+        return KIND_OF.get(self.basis, "unstated")
+
+    @property
+    def kind_words(self) -> str:
+        """The evidence kind as a reader reads it (``about the paper``)."""
+        return KIND_WORDS[self.kind]
 
 
 def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
@@ -75,21 +99,22 @@ def about(ref: ClaimRef, quotes: QuoteChecker | None) -> About:
         claim.secondary_source or "",
         reading,
         second_hand,
+        claim.reading.note if claim.reading is not None and claim.reading.note else "",
     )
 
 
 def _reading(paper: PaperCard | None, claim: Claim) -> tuple[str, bool]:
-    """The claim's reading in words, and whether its locator was confirmed only second-hand."""
+    """The claim's reading in words (the copy it was read in; the claim's own note is apart),
+    and whether its locator was confirmed only second-hand."""
     if paper is None or claim.reading is None:
         return "", False
     copy = paper.copies.get(claim.reading.source)
     named = copy.what if copy is not None else claim.reading.source
-    note = f" ({claim.reading.note})" if claim.reading.note else ""
     if not claim.reading.confirmed:
-        return f"locator not confirmed{note}", False
+        return "locator not confirmed", False
     if copy is not None and not copy.kind.first_hand:
-        return f"locator confirmed only in a {copy.kind.value} copy: {named}{note}", True
-    return f"locator confirmed in {named}{note}", False
+        return f"locator confirmed only in a {copy.kind.value} copy: {named}", True
+    return f"locator confirmed in {named}", False
 
 
 def needs_quotes(ref: ClaimRef) -> bool:

@@ -2,8 +2,8 @@
 
 Everything is published under ``claimcheck/`` in the site and comes from this package, never
 from a CDN. The stylesheet is on every page (``extra_css``); the scripts are added per page,
-only where they have work: ``claimcheck.js`` where a page has hover cards, KaTeX and
-``maths.js`` where it has maths.
+only where they have work: ``claimcheck.js`` where a page has hover cards or claims' evidence
+blocks, KaTeX and ``maths.js`` where it has maths.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ MATHS_SCRIPT = f"{ASSETS_DIR}/maths.js"
 KATEX_DIR = f"{ASSETS_DIR}/katex"
 _HAS_CARDS = 'class="cc-cards"'
 _HAS_MATHS = 'class="arithmatex"'
+_HAS_EVIDENCE = 'class="cc-evidence"'
 
 
 def _asset_root() -> Traversable:
@@ -55,7 +56,7 @@ def add_page_scripts(output: str, page_url: str) -> str:
     def url(path: str) -> str:
         return get_relative_url(path, page_url)
 
-    if _HAS_CARDS in output:
+    if _HAS_CARDS in output or _HAS_EVIDENCE in output:
         body.append(f'<script src="{url(CARDS_SCRIPT)}" defer></script>')
     if _HAS_MATHS in output:
         head.append(f'<link rel="stylesheet" href="{url(KATEX_DIR + "/katex.min.css")}">')

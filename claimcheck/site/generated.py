@@ -211,7 +211,7 @@ class GeneratedPages:
         if kind is None:
             return content
         body = {
-            "dashboard": self._dashboard, "legend": lambda _: self.renderer.legend(),
+            "dashboard": self._dashboard, "legend": self._legend,
             "graph": self._graph, "listing": self._listing,
         }[kind](src)
         token = f"<p>{_TOKENS[kind]}</p>"
@@ -219,13 +219,19 @@ class GeneratedPages:
             return content.replace(token, body, 1)
         return content + "\n" + body
 
+    def _legend(self, src: str) -> str:
+        power = self._url(self.options.power_page, src) if self.options.power_page else None
+        return self.renderer.legend(power_href=power or None)
+
     def _dashboard(self, src: str) -> str:
         papers = {arxiv: self._url(paper, src) for arxiv in self._papers()
                   if (paper := self.index.paper_src(arxiv))}
         legend = self._url(self.legend, src) or None
+        power = self._url(self.options.power_page, src) if self.options.power_page else None
         return self.renderer.dashboard(
             self.index.claims(), papers, lambda view: f"{papers.get(view.arxiv, '')}#{view.anchor}",
-            legend, self._url(self.options.graph_page, src) or None,
+            legend, self._url(self.options.graph_page, src) or None, power or None,
+            self.index.catalogue,
         )
 
     def _graph(self, src: str) -> str:

@@ -98,8 +98,9 @@ def legend_markdown(markdown: str) -> str:
 
 
 def paper_page_markdown(markdown: str) -> str:
-    """Mark where the claims table goes: at ``<!-- claimcheck:claims -->``, else at the end."""
+    """Mark where the claims' full evidence goes: at ``<!-- claimcheck:claims -->``, else at
+    the end, under its own heading (the list of claims opens the page, after its header)."""
     block = f"\n\n{_TABLE_TOKEN}\n\n"
     if CLAIMS_MARKER.search(markdown):
         return CLAIMS_MARKER.sub(lambda match: block, markdown, count=1)
-    return markdown.rstrip("\n") + f"\n\n## Claims\n{block}"
+    return markdown.rstrip("\n") + f"\n\n## Evidence for each claim\n{block}"

@@ -23,7 +23,7 @@ from claimcheck.site.links import Linker, citation_anchor, explanation_anchors
 from claimcheck.site.pages import PageState
 from claimcheck.site.render import Renderer
 from claimcheck.site.siteindex import SiteIndex
-from claimcheck.site.views import ClaimView, SourceLink, Tally, tally
+from claimcheck.site.views import ClaimView, SourceLink
 
 _H1_END = re.compile(r"</h1>", re.IGNORECASE)
 DEFAULT_LEGEND = "claims-legend.md"
@@ -73,28 +73,36 @@ class PageWork:
     def fill(self, html: str, state: PageState, page: Page) -> str:
         """Badges, hover cards, the claims table and the card's header."""
         html = state.fill_citations(html, self.renderer.citations, page)
-        html = state.fill_legend(html, lambda: self.renderer.legend(self._example(page)))
+        html = state.fill_legend(html, lambda: self.renderer.legend(
+            self._example(page), self.page_href(self.options.power_page, page)))
         card = state.card
         if card is None:
             return html
-        if isinstance(card.card, PaperCard):
-            table = self.renderer.claims_table(
-                self.index.claims_of(card.card.paper_key),
-                lambda link: self._source_href(link, page),
-                lambda view: self._curve_href(view, page),
-            )
-            html = state.fill_table(html, table)
-        header = self.renderer.page_meta(
+        meta = self.renderer.page_meta(
             card.card.status.value, card.card.updated_at.isoformat(), card.card.tags
         )
         if isinstance(card.card, PaperCard):
-            header = self.renderer.paper_header(
-                card.card, self.index.claims_of(card.card.paper_key)) + header
+            claims = self.index.claims_of(card.card.paper_key)
+            table = self.renderer.claims_table(
+                claims,
+                lambda link: self._source_href(link, page),
+                lambda view: self._curve_href(view, page),
+                power_href=self.page_href(self.options.power_page, page), back=True,
+            )
+            html = state.fill_table(html, table)
+            header = (self.renderer.paper_header(card.card, claims) + meta
+                      + self.renderer.paper_glance(claims))
+            return _after_title(html, header)
         if isinstance(card.card, ConceptCard):
-            claims = {view.global_id: view for cite in state.views for view in cite.claims}
+            cited = {view.global_id: view for cite in state.views for view in cite.claims}
             uncovered = sum(1 for cite in state.views if not cite.claims)
-            header += self.renderer.strip(_with_uncovered(claims, uncovered), uncovered)
-        return _after_title(html, header)
+            meta += self.renderer.strip(list(cited.values()), uncovered)
+        return _after_title(html, meta)
+
+    def page_href(self, src: str | None, page: Page) -> str | None:
+        """The URL of the wiki page ``src`` from ``page`` (``None``: no such page)."""
+        target = self.files.get_file_from_path(src) if src else None
+        return target.url_relative_to(page.file) if target is not None else None
 
     def _example(self, page: Page) -> HoverCard | None:
         """The legend's worked example: the card of a real claim with a measured interval."""
@@ -144,12 +152,6 @@ def shown_text(citation: Citation) -> str:
 def curve_src(global_id: str) -> str:
     """Where a claim's training curve is published."""
     return f"claimcheck/artifacts/{global_id.replace('/', '__')}.svg"
-
-
-def _with_uncovered(claims: dict[str, ClaimView], uncovered: int) -> Tally:
-    """Counts of the distinct claims cited, with citations that cover none as unverified."""
-    counts = tally(claims.values())
-    return Tally(counts.verified, counts.contradicted, counts.unverified + uncovered, counts.stale)
 
 
 def _after_title(html: str, header: str) -> str:

@@ -40,6 +40,8 @@ Options (``mkdocs.yml``)::
           strict_verdicts: false      # true: errored and stale claims are warnings
           dashboard_page: claims-dashboard.md
           legend_page: null           # default: generated at claims-legend.md; or a wiki page
+          power_page: null            # the wiki's page on power: the legend, the dashboard
+                                      # and each claim's evidence link to it
           graph_page: claim-graph.md  # the overview; per-paper graphs under claim-graph/
           nav_section_limit: 30       # folders with more pages collapse into their index
           templates: null             # folder of templates overriding the built-in ones
@@ -74,7 +76,13 @@ from claimcheck.site.pages import PageState, legend_markdown, paper_page_markdow
 from claimcheck.site.pagework import PageWork
 from claimcheck.site.paths import hide_unpublished, unpublished_pattern
 from claimcheck.site.render import Renderer
-from claimcheck.site.sanitize import clean_fragment, clean_page_html, unsafe_markup
+from claimcheck.site.sanitize import (
+    RENAMED,
+    clean_fragment,
+    clean_page_html,
+    renamed_ids,
+    unsafe_markup,
+)
 from claimcheck.site.siteindex import SiteIndex, build_index
 from claimcheck.site.sources import PageSource, page_sources
 
@@ -90,6 +98,7 @@ class ClaimcheckConfig(base.Config):  # type: ignore[no-untyped-call]
     strict_verdicts = c.Type(bool, default=False)
     dashboard_page = c.Type(str, default="claims-dashboard.md")
     legend_page = c.Optional(c.Type(str))
+    power_page = c.Optional(c.Type(str))
     graph_page = c.Type(str, default="claim-graph.md")
     nav_section_limit = c.Type(int, default=30)
     templates = c.Optional(c.Dir(exists=True))
@@ -242,12 +251,13 @@ class ClaimcheckPlugin(BasePlugin[ClaimcheckConfig]):  # type: ignore[no-untyped
             log.info("claimcheck: %s: removed unsafe HTML: %s", page.file.src_uri,
                         ", ".join(removed[:5]))
         html = clean_page_html(html)
+        renamed = renamed_ids(html)
         state = self.pages.get(page.file.src_uri)
         if state is not None:
             html = self.work.fill(html, state, page)
         html = self.generated.fill(html, page)
         page.title = clean_fragment(page.title or "")
-        _clean_toc(page.toc)
+        _clean_toc(page.toc, renamed)
         return hide_unpublished(html, self.unpublished)
 
     def on_post_template(
@@ -279,10 +289,12 @@ def relative_to_root(output: str) -> str:
     return _ROOT_ABSOLUTE.sub(lambda match: f'{match["lead"]}{match["rest"] or "."}"', output)
 
 
-def _clean_toc(items: object) -> None:
+def _clean_toc(items: object, renamed: set[str]) -> None:
     for item in items or []:  # type: ignore[attr-defined]
         item.title = clean_fragment(item.title)
-        _clean_toc(item.children)
+        if item.id in renamed:
+            item.id = RENAMED + item.id
+        _clean_toc(item.children, renamed)
 
 
 def _without_root(output: str, root: str) -> str:

@@ -24,7 +24,15 @@ from claimcheck.cards.identifiers import PaperId, paper_label
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.inline import inline_markdown
 from claimcheck.site.legendview import badge_samples
-from claimcheck.site.views import ClaimView, SourceLink, Tally, power_share, tally
+from claimcheck.site.paperview import (
+    PageNotes,
+    first_of_kind,
+    glance_anchor,
+    glance_groups,
+    short_statement,
+)
+from claimcheck.site.powerview import CatalogueEntry, power_figures
+from claimcheck.site.views import ClaimView, KindTally, SourceLink, Tally, kind_tallies, tally
 
 ClaimHref = Callable[[ClaimView], str]
 _SEPARATOR = "\x00"
@@ -40,11 +48,29 @@ class PaperRow:
     title: str
     href: str | None
     counts: Tally
+    kinds: Mapping[str, Tally] | None = None
+    """Counts per evidence kind (:func:`kinds_of`), which the site shows instead of ``counts``."""
 
     @property
     def label(self) -> str:
         """The paper's key in citation form (``arxiv:2101.12491``, ``doi:10.1038/...``)."""
         return paper_label(self.arxiv)
+
+
+def _strip_link(verdict: str, kind: str) -> str:
+    return glance_anchor(verdict, kind)
+
+
+def _with_uncovered(kinds: list[KindTally], uncovered: int) -> list[KindTally]:
+    """``kinds`` with citations that cover no claim counted as unverified about the paper."""
+    if not uncovered:
+        return kinds
+    rows = {row.kind: row for row in kinds}
+    paper = rows.get("paper", KindTally("paper", "about the paper", Tally()))
+    counts = paper.counts
+    rows["paper"] = KindTally("paper", paper.words, Tally(
+        counts.verified, counts.contradicted, counts.unverified + uncovered, counts.stale))
+    return [rows["paper"], *[row for row in kinds if row.kind != "paper"]]
 
 
 def paper_links(card: PaperCard) -> list[tuple[str, str]]:
@@ -73,9 +99,20 @@ def papers_summary(
     for claim in claims:
         grouped.setdefault(claim.arxiv, []).append(claim)
     return [
-        PaperRow(arxiv, group[0].paper_title, paper_hrefs.get(arxiv), tally(group))
+        PaperRow(arxiv, group[0].paper_title, paper_hrefs.get(arxiv), tally(group),
+                 kinds_of(group))
         for arxiv, group in grouped.items()
     ]
+
+
+def kinds_of(claims: Iterable[ClaimView]) -> dict[str, Tally]:
+    """Counts per verdict for each evidence kind present (``paper``, ``code``, ``wiki``)."""
+    return {row.kind: row.counts for row in kind_tallies(claims)}
+
+
+def kind_columns(claims: Iterable[ClaimView]) -> list[tuple[str, str]]:
+    """``(kind, words)`` of the evidence kinds present among ``claims``: a table's columns."""
+    return [(row.kind, row.words) for row in kind_tallies(claims)]
 
 
 NO_TIER = "no check"
@@ -84,12 +121,21 @@ NO_TIER = "no check"
 
 def tiers_summary(claims: Iterable[ClaimView]) -> list[tuple[str, Tally]]:
     """Counts per tier, cheapest tier first, claims without a check ("no check") last."""
+    return [(name, tally(group)) for name, group in _tiers(claims)]
+
+
+def tier_kinds(claims: Iterable[ClaimView]) -> list[tuple[str, dict[str, Tally]]]:
+    """Counts per tier and evidence kind, cheapest tier first."""
+    return [(name, kinds_of(group)) for name, group in _tiers(claims)]
+
+
+def _tiers(claims: Iterable[ClaimView]) -> list[tuple[str, list[ClaimView]]]:
     order = {"static": 0, "unit": 1, "bench": 2, "train": 3}
     grouped: dict[str, list[ClaimView]] = {}
     for claim in claims:
         grouped.setdefault(claim.tier if claim.tier != "—" else NO_TIER, []).append(claim)
     names = sorted(grouped, key=lambda name: (order.get(name, len(order)), name))
-    return [(name, tally(grouped[name])) for name in names]
+    return [(name, grouped[name]) for name in names]
 
 
 def breakable(text: str) -> Markup:
@@ -140,6 +186,7 @@ class Renderer:
         self.env.filters["breakable"] = breakable
         self.env.filters["id_breakable"] = id_breakable
         self.env.filters["inline"] = inline_markdown
+        self.env.filters["short_statement"] = short_statement
         self._batch = self.env.from_string(
             '{%- from "citation.html" import citation -%}'
             "{%- for cite in cites %}{{ citation(cite) }}" + _SEPARATOR + "{% endfor -%}"
@@ -169,40 +216,55 @@ class Renderer:
         source_href: SourceHref,
         curve_href: CurveHref,
         anchor_prefix: str = "",
+        power_href: str | None = None,
+        back: bool = False,
     ) -> str:
-        """A paper's claims table with one evidence ``<details>`` block per claim.
+        """The full evidence of each claim of a paper, one collapsed block each, with the
+        provenance notes that several claims share listed once.
 
-        ``anchor_prefix`` keeps row ids unique when several papers share one page (the report).
+        ``anchor_prefix`` keeps ids unique when several papers share one page (the report);
+        ``back`` links each block to its line in :meth:`paper_glance`.
         """
         return self._render(
             "claims_table.html", claims=claims, source_href=source_href, curve_href=curve_href,
-            prefix=anchor_prefix,
+            prefix=anchor_prefix, notes=PageNotes.of(claims), power_href=power_href, back=back,
         )
 
-    def strip(self, counts: Tally, uncovered: int) -> str:
-        """A concept page's verdict counts among its citations."""
-        return self._render("strip.html", counts=counts, uncovered=uncovered, power=None,
-                            title="Claims cited here:",
+    def paper_glance(self, claims: Sequence[ClaimView], anchor_prefix: str = "") -> str:
+        """A paper page's claims at a glance: filters and one line per claim, by verdict."""
+        groups = glance_groups(claims)
+        kinds = [("all", "every kind")] + [(row.kind, row.words) for row in kind_tallies(claims)]
+        return self._render("paper_glance.html", groups=groups, firsts=first_of_kind(groups),
+                            kinds=kinds if len(kinds) > 2 else kinds[:1], prefix=anchor_prefix)
+
+    def strip(self, claims: Sequence[ClaimView], uncovered: int) -> str:
+        """A concept page's verdict counts among its citations, per evidence kind."""
+        return self._render("strip.html", kinds=_with_uncovered(kind_tallies(claims), uncovered),
+                            uncovered=uncovered, links=None, title="Claims cited here:",
                             label="Verdicts of the claims cited on this page")
 
     def paper_header(self, card: PaperCard, claims: Sequence[ClaimView]) -> str:
-        """A paper page's header: authors, year, venue, links, and its claims' verdict strip."""
+        """A paper page's header: authors, year, venue, links, its claims' verdict strip (each
+        count a link into the list of claims), and that list (:meth:`paper_glance`)."""
         header = self._render(
             "paper_header.html", authors=card.authors, year=card.year, venue=card.venue,
             paper_links=paper_links(card), code=sorted(card.code, key=lambda c: not c.official),
         )
-        return header + self._render(
-            "strip.html", counts=tally(claims), uncovered=0, power=power_share(claims),
-            title="Claims of this paper:", label="Verdicts of this paper's claims")
+        strip = self._render(
+            "strip.html", kinds=kind_tallies(claims), uncovered=0, links=_strip_link,
+            title="Claims of this paper, by what their verdict is evidence of:",
+            label="Verdicts of this paper's claims")
+        return header + strip
 
     def page_meta(self, status: str, updated_at: str | None, tags: Sequence[str]) -> str:
         """The small header with a card's editorial status, date and tags."""
         return self._render("page_meta.html", status=status, updated_at=updated_at, tags=tags)
 
-    def legend(self, example: HoverCard | None = None) -> str:
-        """What each verdict means, each badge as it appears, and a worked hover card."""
+    def legend(self, example: HoverCard | None = None, power_href: str | None = None) -> str:
+        """What each verdict means, each badge as it appears, a worked hover card, and a link
+        to the page on power (where the site has one)."""
         return self._render("legend.html", basis_meanings=basis_meanings(),
-                            samples=badge_samples(), example=example)
+                            samples=badge_samples(), example=example, power_href=power_href)
 
     def dashboard(
         self,
@@ -211,20 +273,26 @@ class Renderer:
         claim_href: ClaimHref,
         legend_href: str | None,
         graph_href: str | None = None,
+        power_href: str | None = None,
+        catalogue: Sequence[CatalogueEntry] = (),
     ) -> str:
-        """Every claim, counts per verdict, paper and tier, contradictions and stale results."""
+        """Every claim; counts per evidence kind and verdict, per paper, tier and basis;
+        contradictions, stale results and the power figures (:func:`power_figures`)."""
         return self._render(
             "dashboard.html",
             graph_href=graph_href,
+            power_href=power_href,
             claims=claims,
-            totals=tally(claims),
+            totals=kind_tallies(claims),
+            total=len(claims),
+            columns=kind_columns(claims),
             papers=papers_summary(claims, paper_hrefs),
-            tiers=tiers_summary(claims),
+            tiers=tier_kinds(claims),
             bases=bases_summary(claims),
             basis_meanings=basis_meanings(),
             contradicted=[claim for claim in claims if claim.verdict == "contradicted"],
             stale=[claim for claim in claims if claim.stale],
-            power=power_share(claims),
+            power=power_figures(claims, catalogue),
             claim_href=claim_href,
             legend_href=legend_href,
             samples=badge_samples(),

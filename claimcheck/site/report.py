@@ -19,6 +19,7 @@ from claimcheck.core.config import ProjectConfig, load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
 from claimcheck.reports.markdown import code_span
+from claimcheck.site.powerview import power_share
 from claimcheck.site.render import (
     Renderer,
     SourceHref,
@@ -27,7 +28,7 @@ from claimcheck.site.render import (
     tiers_summary,
 )
 from claimcheck.site.siteindex import build_index
-from claimcheck.site.views import ClaimView, SourceLink, power_share, tally
+from claimcheck.site.views import ClaimView, SourceLink, tally
 
 _SYMBOLS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|!#~])")

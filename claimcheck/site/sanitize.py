@@ -14,8 +14,11 @@ in ``docs/site.md``:
   every reader's browser fetch it (a tracking pixel) and the site would not work offline.
 * Author markup may not borrow the plugin's classes (``cc-*``): a hand-written "verified" badge
   loses its styling. Ids starting with ``__`` (Material's own ``#__config`` and friends) are
-  dropped, so a page cannot shadow the theme's elements, and so are ids (and ``<a name>``)
-  starting with ``cc-`` or ``claim-``, the anchors of the plugin's hover cards and claim rows.
+  dropped, so a page cannot shadow the theme's elements. Ids (and ``<a name>``) starting with
+  ``cc-`` or ``claim-``, the anchors of the plugin's hover cards and claims, are renamed with
+  the prefix ``h-``, and so are the page's own links to them and its table of contents: a
+  heading "Claim graph" keeps a working permalink, and no author element can take a claim's
+  anchor.
 * The plugin's own markup (badges, tables, dashboard, graph) is inserted *after* this pass; it
   comes from autoescaped Jinja templates, so every card or result string in it is text.
 * Front-matter values are text, escaped whatever their YAML type (:func:`clean_meta`);
@@ -59,6 +62,11 @@ _URL_SCHEMES = {"http", "https", "mailto"}
 _KEPT_DUNDER_IDS = ("__codelineno-", "__span-")  # pymdownx.highlight's line anchors
 _PLUGIN_CLASS = "cc-"
 _PLUGIN_IDS = (_PLUGIN_CLASS, "claim-")
+RENAMED = "h-"
+"""The prefix an author id in the plugin's namespace takes (a heading "Claim graph" has the id
+``claim-graph``): renamed rather than dropped, with the page's own links and table of contents,
+so no same-page link is left pointing at nothing."""
+_RENAMED_ID = re.compile(r'\b(?:id|name)="' + RENAMED + r'((?:cc-|claim-)[^"]*)"')
 """Ids the plugin gives its own elements: ``claim-<id>`` is a claim's row, which citations link
 to; an author element with that id, placed before the row, would take the link (a hand-written
 "verified" where the row should be)."""
@@ -81,13 +89,10 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "class":
         kept = [word for word in value.split() if not word.startswith(_PLUGIN_CLASS)]
         return " ".join(kept) or None
-    if name == "id" and (
-        value.startswith(_PLUGIN_IDS)
-        or (value.startswith("__") and not value.startswith(_KEPT_DUNDER_IDS))
-    ):
+    if name == "id" and value.startswith("__") and not value.startswith(_KEPT_DUNDER_IDS):
         return None
-    if tag == "a" and name == "name" and value.startswith(_PLUGIN_IDS):
-        return None
+    if name in ("id", "name") and value.startswith(_PLUGIN_IDS) and (name == "id" or tag == "a"):
+        return RENAMED + value
     return value
 
 
@@ -113,8 +118,17 @@ _UNSAFE = re.compile(
 
 
 def clean_page_html(html: str) -> str:
-    """An author's rendered page, reduced to the allow-list."""
-    return str(_PAGE_CLEANER.clean(html))
+    """An author's rendered page, reduced to the allow-list; an author id in the plugin's
+    namespace is renamed (:data:`RENAMED`), and the page's own links to it follow."""
+    cleaned = str(_PAGE_CLEANER.clean(html))
+    for old in renamed_ids(cleaned):
+        cleaned = cleaned.replace(f'href="#{old}"', f'href="#{RENAMED}{old}"')
+    return cleaned
+
+
+def renamed_ids(html: str) -> set[str]:
+    """The author ids of ``html`` that :func:`clean_page_html` renamed, as the author wrote them."""
+    return set(_RENAMED_ID.findall(html))
 
 
 def clean_text(text: object) -> str:

@@ -19,7 +19,8 @@ from claimcheck.cards.plainpages import PlainPage
 from claimcheck.cards.wiki import Wiki, load_wiki
 from claimcheck.core.config import ProjectConfig
 from claimcheck.site.about import needs_quotes
-from claimcheck.site.views import ClaimView, SourceLink, build_view
+from claimcheck.site.powerview import CatalogueEntry, power_entries
+from claimcheck.site.views import ClaimView, SourceLink, build_view, format_value
 from claimcheck.store.conflicts import refused_identities
 from claimcheck.verdicts.verdict import Verdict
 
@@ -37,6 +38,8 @@ class SiteIndex:
     wiki: Wiki
     docs_dir: Path
     views: dict[str, ClaimView] = field(default_factory=dict)
+    catalogue: list[CatalogueEntry] = field(default_factory=list)
+    """The project's wrong variants (empty without a catalogue), for the dashboard's families."""
     _by_src: dict[str, LoadedCard] | None = field(default=None, repr=False)
     _paper_srcs: dict[str, str] | None = field(default=None, repr=False)
     _pages_by_src: dict[str, PlainPage] | None = field(default=None, repr=False)
@@ -156,6 +159,11 @@ def _add_power(index: SiteIndex, statuses: list[StoredStatus], config: ProjectCo
     fingerprints = Fingerprinter(config, cache_dir=results / "cache")
     catalogue = load_catalogue(config, fingerprints.index)
     store = PowerStore(results)
+    index.catalogue = [
+        CatalogueEntry(variant.name, variant.description,
+                       variant.reference.partition(":")[0].rpartition(".")[2])
+        for variant in catalogue.variants.values()
+    ]
     for status in statuses:
         view = index.views.get(status.ref.global_id)
         if view is None or status.ref.claim.check is None:
@@ -163,4 +171,5 @@ def _add_power(index: SiteIndex, statuses: list[StoredStatus], config: ProjectCo
         power = claim_power(status, catalogue, store, fingerprints, config.confidence)
         counted = bool(power.variants) and power.applicable
         index.views[status.ref.global_id] = dataclasses.replace(
-            view, power=power.summary(), power_all_caught=power.all_caught if counted else None)
+            view, power=power.summary(), power_all_caught=power.all_caught if counted else None,
+            power_entries=power_entries(power.to_json(), str(config.root), format_value))

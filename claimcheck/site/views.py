@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from claimcheck.cards.wiki import ClaimRef
 from claimcheck.core.config import ProjectConfig
 from claimcheck.core.errors import ClaimcheckError
-from claimcheck.site.about import About, about, textual_verdict
+from claimcheck.site.about import KINDS, About, about, textual_verdict
 from claimcheck.site.paths import scrub_paths
+from claimcheck.site.powerview import PowerEntry, power_words
 from claimcheck.store.results import Result
 from claimcheck.verdicts.interval import interval_display
 
@@ -83,6 +84,14 @@ class ClaimView:
     power_all_caught: bool | None = None
     """Whether every listed variant is caught; ``None`` unless the claim is verified and lists
     variants (the dashboard's share counts only those)."""
+    power_entries: tuple[PowerEntry, ...] = ()
+    """One entry per variant the store's power data names for this claim, rendered generically
+    (:class:`PowerEntry`), so a new state shows without a change here."""
+
+    @property
+    def power_words(self) -> str:
+        """The claim's power in a few words (:func:`claimcheck.site.powerview.power_words`)."""
+        return power_words(self.power, self.power_entries)
 
     @property
     def anchor(self) -> str:
@@ -115,24 +124,22 @@ class Tally:
 
 
 @dataclass(frozen=True)
-class PowerShare:
-    """The dashboard's power line: verified claims whose listed variants are all caught, of
-    those that list variants, and the checked claims that list none."""
+class KindTally:
+    """Counts per verdict for one evidence kind (:data:`claimcheck.site.about.KINDS`)."""
 
-    all_caught: int
-    counted: int
-    unlisted: int
+    kind: str
+    words: str
+    counts: Tally
 
 
-def power_share(claims: Iterable[ClaimView]) -> PowerShare | None:
-    """The share of verified claims whose listed variants are all caught (``None`` where the
-    project has no catalogue, so no claim shows power)."""
-    shown = [claim for claim in claims if claim.power]
-    if not shown:
-        return None
-    counted = [claim.power_all_caught for claim in shown if claim.power_all_caught is not None]
-    unlisted = sum(claim.power.startswith("no wrong variant") for claim in shown)
-    return PowerShare(sum(counted), len(counted), unlisted)
+def kind_tallies(claims: Iterable[ClaimView]) -> list[KindTally]:
+    """Counts per verdict for each evidence kind present, in :data:`~claimcheck.site.about.KINDS`
+    order: the figures a strip shows, never summed across kinds."""
+    grouped: dict[str, list[ClaimView]] = {}
+    for claim in claims:
+        grouped.setdefault(claim.about.kind, []).append(claim)
+    return [KindTally(key, words, tally(grouped[key])) for key, words, _ in KINDS
+            if key in grouped]
 
 
 def tally(claims: Iterable[ClaimView]) -> Tally:

@@ -95,9 +95,9 @@ def test_the_cards_render_with_their_claims(
     monkeypatch.setenv("CLAIMCHECK_SOURCES", str(project / "no-cache"))
     site = build_site(project)
     journal = (site / "papers" / "journal.html").read_text(encoding="utf-8")
-    assert '<tr id="claim-error-rate"' in journal and '<tr id="claim-layers"' in journal
+    assert 'id="claim-error-rate"' in journal and 'id="claim-layers"' in journal
     em = (site / "papers" / "em.html").read_text(encoding="utf-8")
-    assert '<tr id="claim-em-iterations"' in em
+    assert '<details class="cc-details cc-row cc-row--unverified" id="claim-em-iterations"' in em
     concept = (site / "concepts" / "beyond.html").read_text(encoding="utf-8")
     assert 'href="../papers/journal.html#claim-error-rate"' in concept
     assert 'href="../papers/em.html#claim-em-iterations"' in concept
@@ -152,11 +152,11 @@ def test_a_textual_claim_is_verified_from_its_quote_and_shown_as_such(
     cached_site: Path,
 ) -> None:
     tiny = (cached_site / "site" / "papers" / "tiny.html").read_text(encoding="utf-8")
-    row = tiny[tiny.index('<tr id="claim-params-said"'):tiny.index('<tr id="claim-misplaced"')]
+    row = tiny[tiny.index('id="claim-params-said"'):tiny.index('id="claim-misplaced"')]
     assert "cc-badge--verified" in row and '<span class="cc-badge__basis">text</span>' in row
     assert "<q>the MNIST network has 161,824 trainable parameters</q> (quote found at §3.2)" in row
     assert "seed card 000" in row
-    misplaced = tiny[tiny.index('<tr id="claim-misplaced"'):].split("</tr>")[0]
+    misplaced = tiny[tiny.index('id="claim-misplaced"'):].split("</details>")[0]
     assert "cc-badge--unverified" in misplaced
     assert "(quote found in §3.2, not at tab. 1)" in misplaced
 

@@ -40,7 +40,7 @@ def test_several_claims_show_counts_never_one_aggregate() -> None:
     assert cite.segments == [("unverified", 2), ("verified", 3)]  # ✗ ? ✓
     html = Renderer().citation(cite)
     assert 'class="cc-badge cc-badge--multi" tabindex="0" aria-describedby="cc-card-0"' in html
-    assert 'aria-label="2 unverified, 3 verified"' in html
+    assert '<span class="cc-sr">2 unverified, 3 verified</span>' in html  # no aria-label on a span
     assert ">✓3</span>" in html and ">?2</span>" in html
     assert "cc-badge--unverified" not in html and "\n" not in html
 
@@ -143,8 +143,9 @@ def test_dashboard_counts() -> None:
         _claim("c", "unverified", stale=True),
     ]
     html = Renderer().dashboard(claims, {}, lambda c: f"#{c.anchor}", "legend.html")
-    numbers = re.findall(r'cc-total__number">(\d+)<', html)
-    assert numbers == ["1", "1", "1", "1"]
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th>(.*?)</tr>', html)
+    assert [kind for kind, _ in rows] == ["basis not stated"]  # one row per evidence kind
+    assert re.findall(r'cc-total--\w+">(\d+)<', rows[0][1]) == ["1", "1", "1", "1"]
     assert html.count('href="#claim-b"') == 2  # contradiction list and the table
     assert [name for name, _ in tiers_summary(claims)] == ["static", "train"]
     assert papers_summary(claims, {})[0].counts == tally(claims)

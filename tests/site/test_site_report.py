@@ -34,7 +34,7 @@ def test_html_report_is_one_escaped_file(project: Path, tmp_path: Path) -> None:
     assert "<script" not in html and "<img src=x" not in html
     assert "src=\"http" not in html and "<link" not in html
     assert 'class="cc-badge cc-badge--contradicted"' in html and "98.93" in html
-    assert '<tr id="paper-1-claim-accuracy"' in html
+    assert 'id="paper-1-claim-accuracy"' in html
     assert 'href="#paper-1-claim-accuracy"' in html  # from the dashboard's lists
 
 

@@ -56,7 +56,7 @@ def test_counts_per_verdict_and_stale_is_marked(stored_site: Path) -> None:
         ("unverified", False),  # a paper without a card
         ("multi", False),  # the table cell
     ]
-    assert html.count('aria-label="1 contradicted, 1 verified"') == 2
+    assert html.count('<span class="cc-sr">1 contradicted, 1 verified</span>') == 2
     segments = '>✗1</span><span class="cc-seg cc-seg--verified" aria-hidden="true">✓1<'
     assert html.count(segments) == 2
     assert "98.93" in html and "161,500" in html
@@ -91,9 +91,15 @@ def test_concept_strip_counts_cited_claims(stored_site: Path) -> None:
     html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
     strip = html[html.index('class="cc-strip"') :]
     strip = strip[: strip.index("</div>")]
-    found = re.findall(r"</span> (\d+) (verified|contradicted|unverified|stale)", strip)
-    values = {name: int(number) for number, name in found}
+    strip = strip[: strip.index("</ul>")]
+    rows = re.findall(r'cc-strip__name">([^<]+):</span>(.*?)</li>', strip)
+    values: dict[str, int] = {}
+    for _, row in rows:
+        for number, name in re.findall(r"</span> (\d+) (verified|contradicted|unverified|stale)",
+                                       row):
+            values[name] = values.get(name, 0) + int(number)
     assert values == {"verified": 2, "contradicted": 1, "unverified": 3, "stale": 1}
+    assert len(rows) >= 2  # the evidence kinds are counted apart, never summed in the strip
 
 
 def test_training_curve_is_copied_into_the_site(stored_site: Path) -> None:

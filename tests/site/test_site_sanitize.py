@@ -38,10 +38,13 @@ PAGE_ROWS = [
      '<table><tbody><tr><td style="text-align:left">t</td></tr></tbody></table>'),
     ('<span class="cc-badge cc-badge--verified note">✓</span>', '<span class="note">✓</span>'),
     ('<div id="__config">{}</div>', "<div>{}</div>"),
-    ('<span id="cc-card-0">x</span>', "<span>x</span>"),
-    # a claim's row is #claim-<id>: an author element with that id would take its citations
-    ('<h2 id="claim-params">✓ verified</h2>', "<h2>✓ verified</h2>"),
-    ('<a name="claim-params">x</a>', "<a>x</a>"),
+    # ids in the plugin's namespace are renamed: a claim's evidence is #claim-<id>, and an author
+    # element with that id would take its citations; a heading "Claim graph" keeps its permalink
+    ('<span id="cc-card-0">x</span>', '<span id="h-cc-card-0">x</span>'),
+    ('<h2 id="claim-params">✓ verified</h2>', '<h2 id="h-claim-params">✓ verified</h2>'),
+    ('<a name="claim-params">x</a>', '<a name="h-claim-params">x</a>'),
+    ('<h2 id="claim-graph">Claim graph<a href="#claim-graph">¶</a></h2>',
+     '<h2 id="h-claim-graph">Claim graph<a href="#h-claim-graph">¶</a></h2>'),
     ('<span id="claimed">x</span>', '<span id="claimed">x</span>'),
     ('<span id="__codelineno-0-1">x</span>', '<span id="__codelineno-0-1">x</span>'),
     ('<details open ontoggle="alert(1)"><summary>s</summary></details>',

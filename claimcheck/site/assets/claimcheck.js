@@ -2,7 +2,8 @@
    hovered or focused by moving it there, and keep it on the screen: inside its width, below the
    sticky header, and within 70% of its height (the card scrolls inside). It opens below the
    badge, or above it when there is more room there. Without this script the badge still links
-   to the claim's row, and its aria-describedby names the card for screen readers. */
+   to the claim's row, and its aria-describedby names the card for screen readers. It also opens
+   the claim's evidence block that the page's address names. */
 (function () {
   "use strict";
   var MARGIN = 8;
@@ -44,4 +45,20 @@
   }
   document.addEventListener("mouseover", attach, true);
   document.addEventListener("focusin", attach, true);
+  /* A claim's full evidence is a collapsed block: open the one the address names, so a link
+     from a claim's line, a hover card or another page lands on it open. */
+  function openTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (target && target.tagName === "DETAILS" && !target.open) {
+      target.open = true;
+      target.scrollIntoView();
+    }
+  }
+  window.addEventListener("hashchange", openTarget);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", openTarget);
+  } else {
+    openTarget();
+  }
 })();
