@@ -122,18 +122,19 @@ def timeout_for(tier: Tier, options: RunOptions) -> float:
 def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
     """Why the claim is not run although it was planned (``""``: run it).
 
-    A path argument outside the project's data roots, or a function the claim names that the
-    trust boundary refuses (the messages lint gives: such a claim never reaches a worker).
+    A function the claim names that the trust boundary refuses, first (it names the real
+    problem), then a path argument outside the project's data roots (the messages lint gives:
+    such a claim never reaches a worker).
     """
     ref = status.ref
-    paths = path_arg_problems(ref.claim.args, config)
-    if paths:
-        return paths[0].message
     for slot in callable_slots(ref.claim.check, ref.claim.args):
         try:
             resolve_reference(slot.text, config, role=slot.role)
         except CheckReferenceError as exc:
             return exc.message
+    paths = path_arg_problems(ref.claim.args, config, ref.claim.check)
+    if paths:
+        return paths[0].message
     return ""
 
 

@@ -161,10 +161,15 @@ def _attempt_note(attempt: dict[str, Any]) -> str:
 def _incomplete(claim: Claim, result: Result) -> str:
     """What a stored measurement lacks that its claim's check always records (``""``: nothing).
 
-    The built-in ``train`` kind records a figure over seeds with its confidence interval and the
-    budget it ran at; a file without them would be judged on its mean alone, as if it were exact.
+    Every claim of the ``train`` tier (the built-in ``train`` kind, or a custom check the card
+    declares ``tier: train``: :func:`claim_tier`) measures a figure over seeds and records its
+    confidence interval and the budget it ran at; a file without them would be judged on its
+    mean alone, as if it were exact.
     """
-    if claim.check != "train":
+    try:
+        if claim_tier(claim) is not Tier.TRAIN:
+            return ""
+    except CheckReferenceError:
         return ""
     if result.interval is None:
         return "a training result holds the confidence interval of its seeds, and this one has none"

@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from claimcheck.core.config import ProjectConfig
+from claimcheck.trust.boundary import callable_slots
 
 __all__ = ["PathArgProblem", "is_path_key", "looks_like_path", "path_arg_problems"]
 
@@ -57,11 +58,20 @@ def looks_like_path(value: Any) -> bool:
     return "/" in text or "\\" in text or text.startswith("~") or text in (".", "..")
 
 
-def path_arg_problems(args: Mapping[str, Any], config: ProjectConfig) -> list[PathArgProblem]:
-    """Every path argument of ``args`` that the rule above refuses."""
+def path_arg_problems(args: Mapping[str, Any], config: ProjectConfig,
+                      check: str | None = None) -> list[PathArgProblem]:
+    """Every path argument of ``args`` that the rule above refuses.
+
+    An argument where the claim's ``check`` kind takes a function (``factory``, ``trainer``,
+    ``a``/``b``: :func:`claimcheck.trust.boundary.callable_slots`) is a capability, not a path,
+    whatever it is spelt like (``models/x.py:f``, ``../m:f``): the trust boundary judges it and
+    names the real problem, so this rule leaves it alone.
+    """
+    capabilities = {slot.path[1:] for slot in callable_slots(check, args)
+                    if slot.path[:1] == ("args",)}
     return [PathArgProblem(path, _message(path, value, why, config))
             for path, value in _path_args(args, ())
-            if (why := _why_refused(value, config))]
+            if path not in capabilities and (why := _why_refused(value, config))]
 
 
 def _path_args(value: Any, where: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...],

@@ -73,3 +73,23 @@ def test_results_no_card_registers_stay_unshown(tmp_path: Path) -> None:
     done = cli(root, "status", "wiki", "--format", "json")
     assert set(rows(done.stdout)) == {"plain"}
     assert "ghost" not in done.stdout
+
+
+def test_a_custom_training_check_without_its_interval_is_incomplete(tmp_path: Path) -> None:
+    """The missing-interval rule is the train tier's, not the built-in ``train`` kind's: a
+    custom check the card declares ``tier: train`` (a paired difference over seeds) without its
+    interval is never judged on its mean alone, whether its check or a forger dropped it."""
+    checks = '''
+@claim_check
+def seeds(ctx):
+    return Evidence(measured=5.0, fidelity="proxy")
+'''
+    root = hostile_project(tmp_path, [
+        claim("paired", "tinymodels.hostile:seeds", {"at_least": 0}, tier="train",
+              accept_proxy=True)], checks)
+    cli(root, "verify", "wiki", "--device", "cpu")
+    _edit(root, "paired", verdict="verified", reason="", interval=None)
+    shown = rows(cli(root, "status", "wiki", "--format", "json").stdout)["paired"]
+    assert shown["verdict"] == "unverified"
+    assert shown["reason"].startswith("stored result incomplete: a training result holds the "
+                                      "confidence interval"), shown["reason"]
