@@ -97,3 +97,53 @@ def measure_inverted_init(model: Any) -> list[Finding]:
             "gain and bias as built",
         ))
     return findings
+
+
+@claim_check(args=EfficientPresetArgs)
+def efficient_encoder_init(ctx: CheckContext) -> Evidence:
+    """arxiv:2101.12491 official code: every initialiser of the encoder. Stem convolutions
+    he_normal (truncated at 2σ', std √(2/fan_in)) with zero biases; the depthwise primary
+    convolution glorot_uniform (bound √(6/(fan_in + fan_out))) with a zero bias; batch norms at
+    gain 1, bias 0, or instance norms with gain and bias drawn from U(−0.05, 0.05). Args:
+    ``preset``."""
+    from torch import nn
+
+    from models.registry import build_model
+
+    preset = EfficientPresetArgs.of(ctx).preset
+    torch.manual_seed(ctx.seed)
+    model: Any = build_model("efficient_capsnet", preset)
+    findings: list[Finding] = []
+    for index, block in enumerate(model.stem):
+        conv, norm = block[0], block[2]
+        weight, bias = conv.weight.detach(), conv.bias.detach()
+        fan_in = weight.shape[1] * weight.shape[2] * weight.shape[3]
+        std = math.sqrt(2.0 / fan_in)
+        findings.append(std_finding(f"stem {index} conv (fan_in {fan_in})", weight, std))
+        findings.append(at_most(f"stem {index} conv: max |W| / (2 · untruncated std)",
+                                float(weight.abs().max()) / (2 * std / 0.87962566103423978),
+                                1.0 + 1e-6))
+        findings.append(Finding(f"stem {index} conv bias zero", bool((bias == 0).all()),
+                                f"max {float(bias.abs().max()):.3g}"))
+        if isinstance(norm, nn.BatchNorm2d):
+            findings.append(Finding(f"stem {index} batch norm at gain 1, bias 0",
+                                    bool((norm.weight.detach() == 1).all()
+                                         and (norm.bias.detach() == 0).all()),
+                                    "as built"))
+        else:
+            values = torch.cat([norm.weight.detach(), norm.bias.detach()])
+            findings.append(at_most(f"stem {index} instance norm: max |gain, bias| / 0.05",
+                                    float(values.abs().max()) / 0.05, 1.0))
+            findings.append(Finding(f"stem {index} instance norm: gain and bias not constant",
+                                    bool(values.std() > 0.01), f"std {float(values.std()):.3g}"))
+    depthwise = model.primary_caps.conv
+    weight = depthwise.weight.detach()
+    receptive = weight.shape[2] * weight.shape[3]
+    bound = math.sqrt(6.0 / (receptive * (1 + weight.shape[0])))
+    findings.append(std_finding("depthwise conv (glorot_uniform)", weight, bound / math.sqrt(3)))
+    findings.append(at_most("depthwise conv: max |W| / glorot bound", float(weight.abs().max())
+                            / bound, 1.0))
+    findings.append(Finding("depthwise conv bias zero", bool((depthwise.bias.detach() == 0).all()),
+                            f"max {float(depthwise.bias.detach().abs().max()):.3g}"))
+    return property_evidence(f"efficient_capsnet/{preset} encoder as built (seed {ctx.seed})",
+                             findings)
