@@ -1,7 +1,8 @@
 """How the report formats show power (:mod:`claimcheck.store.power`), from ``ClaimRow.power``.
 
-Text (``verify``, ``status``): one share line, then a line for each claim whose listed variants
-are not all caught. JUnit: a ``power`` property on each checked claim's test case, and the
+Text (``verify``, ``status``): one share line (with the unlisted variants caught and the listed
+runs not decided), then a line for each claim whose listed variants are not all caught.
+JUnit: a ``power`` property on each checked claim's test case, and the
 missed variants in its ``system-out``. GitHub: a warning at the claim's line for each claim that
 misses a listed variant. JSON carries the whole section (``ClaimRow.to_json``).
 """
@@ -43,8 +44,13 @@ def power_lines(rows: list[_Row]) -> list[str]:
         return []
     caught, measured = power_share(rows)
     unlisted = sum(1 for row in rows if row.power and not row.power["listed"])
+    undecided = sum(len(row.power.get("not_decided", ())) for row in rows if row.power)
+    also = sum(len(row.power.get("unlisted_caught", ())) for row in rows if row.power)
     lines = [f"power: {caught} of {measured} verified claim(s) that list wrong variants catch "
-             f"all of them; {unlisted} checked claim(s) list none"]
+             f"all of them; {unlisted} checked claim(s) list none"
+             + (f"; {also} unlisted variant(s) caught" if also else "")
+             + (f"; {undecided} listed variant run(s) not decided (an error, exhaustion or "
+                "refusal under the variant: neither caught nor missed)" if undecided else "")]
     lines += [f"  {row.claim}: {power_summary(row)} ({row.where()})" for row in listing
               if row.power and row.power["caught"] != row.power["listed"]]
     return lines

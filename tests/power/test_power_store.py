@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,23 @@ def test_round_trip(tmp_path: Path) -> None:
     store = PowerStore(tmp_path)
     store.write(CLAIM, {"wrong-factor": RUN})
     assert store.read(CLAIM) == {"wrong-factor": RUN}
+    matrix = replace(RUN, base_measured=6.0, called="tinymodels.scale.scale", reach="listed")
+    store.write(CLAIM, {"wrong-factor": matrix}, {"other-halved": "f2"})
+    assert store.read_file(CLAIM) == ({"wrong-factor": matrix}, {"other-halved": "f2"})
+
+
+def test_a_run_without_a_measurement_is_never_current() -> None:
+    assert RUN.current
+    assert not replace(RUN, measured=None, raised=True).current  # retried next time
+    assert replace(RUN, measured=None, called="x.y").current  # not self-contained stands
 
 
 @pytest.mark.parametrize("content", [
     "{broken", "[]", json.dumps({"claim": "other/b", "variants": {}}),
     json.dumps({"claim": CLAIM, "variants": {"x": {"verdict": "great"}}}),
     json.dumps({"claim": CLAIM, "variants": {"x": {**RUN.to_json(), "duration_s": "slow"}}}),
+    json.dumps({"claim": CLAIM, "variants": {}, "unreached": {"x": 3}}),
+    json.dumps({"claim": CLAIM, "variants": {"x": {**RUN.to_json(), "called": 1}}}),
 ])
 def test_malformed_files_read_as_not_run(tmp_path: Path, content: str) -> None:
     store = PowerStore(tmp_path)

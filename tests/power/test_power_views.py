@@ -26,7 +26,8 @@ ARXIV = "2101.00023"
 def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = write_power_project(tmp_path_factory.mktemp("views"), {ARXIV: [
         power_claim("caught", ["wrong-factor"]),
-        power_claim("missed", ["wrong-factor", "unused-offset"]),
+        power_claim("missed", ["wrong-factor", "small-offset"],
+                    expect={"approx": 6.0, "rel_tol": 0.01}),
     ]})
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["verify", str(root / "wiki"), "--power", "--device", "cpu", "-j", "1"]) == 0
@@ -50,7 +51,7 @@ def test_missed_variant_is_a_warning_at_the_claims_line(measured: Path) -> None:
     assert code == 0
     finding, = findings
     assert finding["level"] == "warning"
-    assert "wrong variant 'unused-offset' is not caught" in finding["message"]
+    assert "wrong variant 'small-offset' is not caught" in finding["message"]
     assert "id: missed" in _card_line(measured, finding["path"], finding["line"])
 
 
@@ -65,9 +66,18 @@ def test_json_section(measured: Path) -> None:
     _, text = _run("status", str(measured / "wiki"), "--format", "json")
     rows = {row["claim"]: row["power"] for row in json.loads(text)}
     missed = rows[f"{ARXIV}/missed"]
-    assert missed["summary"] == "catches 1 of 2: misses unused-offset"
-    assert (missed["listed"], missed["caught"], missed["missed"]) == (2, 1, ["unused-offset"])
-    assert rows[f"{ARXIV}/caught"]["summary"] == "catches 1 of 1 listed wrong variants"
+    assert missed["summary"] == ("catches 1 of 2: misses small-offset; also catches 1 unlisted: "
+                                 "negative-factor")
+    assert (missed["listed"], missed["caught"], missed["missed"]) == (2, 1, ["small-offset"])
+    assert rows[f"{ARXIV}/caught"]["summary"].startswith(
+        "catches 1 of 1 listed wrong variants; also catches ")
+    entry = next(v for v in missed["variants"] if v["name"] == "small-offset")
+    assert {k: entry[k] for k in ("state", "listed", "measured")} == {
+        "state": "missed", "listed": True, "measured": 6.01}
+    assert entry["description"] == "An offset of 0.01 where there is none."
+    unlisted = [v for v in rows[f"{ARXIV}/caught"]["variants"] if not v["listed"]]
+    assert {"name": "small-offset", "state": "caught"}.items() <= next(
+        v for v in unlisted if v["name"] == "small-offset").items()
 
 
 def test_junit_section(measured: Path) -> None:
@@ -75,18 +85,18 @@ def test_junit_section(measured: Path) -> None:
     cases = {case.get("name"): case for case in ElementTree.fromstring(text.split("\n", 1)[1])}
     missed = cases[f"{ARXIV}/missed"]
     power = {p.get("name"): p.get("value") for p in missed.iter("property")}["power"]
-    assert power == "catches 1 of 2: misses unused-offset"
-    assert "misses unused-offset" in (missed.findtext("system-out") or "")
+    assert power.startswith("catches 1 of 2: misses small-offset")
+    assert "misses small-offset" in (missed.findtext("system-out") or "")
     assert cases[f"{ARXIV}/caught"].find("system-out") is None
 
 
 def test_github_and_text(measured: Path) -> None:
     _, text = _run("status", str(measured / "wiki"), "--format", "github")
-    warnings = [line for line in text.splitlines() if "misses unused-offset" in line]
+    warnings = [line for line in text.splitlines() if "misses small-offset" in line]
     assert len(warnings) == 1 and warnings[0].startswith("::warning file=wiki/papers/")
     _, plain = _run("status", str(measured / "wiki"))
     assert "power: 1 of 2 verified claim(s) that list wrong variants catch all of them" in plain
-    assert f"{ARXIV}/missed: catches 1 of 2: misses unused-offset" in plain
+    assert f"{ARXIV}/missed: catches 1 of 2: misses small-offset" in plain
 
 
 def test_missing_and_stale_power_results(measured: Path, tmp_path: Path) -> None:
@@ -95,7 +105,7 @@ def test_missing_and_stale_power_results(measured: Path, tmp_path: Path) -> None
     shutil.rmtree(copy / ".claimcheck" / "power")
     _, text = _run("status", str(copy / "wiki"), "--format", "json")
     power = {row["claim"]: row["power"] for row in json.loads(text)}[f"{ARXIV}/missed"]
-    assert power["summary"] == "catches 0 of 2: not run wrong-factor, unused-offset"
+    assert power["summary"] == "catches 0 of 2: not run wrong-factor, small-offset"
     code, lint = _run("lint", str(copy / "wiki"), "--strict", "--format", "json")
     assert code == 0 and {f["rule"] for f in json.loads(lint)} >= {"power-not-run"}
     shutil.rmtree(copy)
@@ -104,23 +114,22 @@ def test_missing_and_stale_power_results(measured: Path, tmp_path: Path) -> None
     variants.write_text(variants.read_text() + "\n# touched\n")
     _, text = _run("status", str(copy / "wiki"), "--format", "json")
     power = {row["claim"]: row["power"] for row in json.loads(text)}[f"{ARXIV}/missed"]
-    assert power["summary"] == "catches 0 of 2: stale wrong-factor, unused-offset"
+    assert power["summary"] == "catches 0 of 2: stale wrong-factor, small-offset"
 
 
 def test_site_shows_power_in_card_table_and_dashboard(measured: Path) -> None:
     config = load_config(measured)
     index = build_index(config, config.wiki, config.results)
     views = sorted(index.views.values(), key=lambda view: view.global_id)
+    assert [view.power_all_caught for view in views] == [True, False]
     renderer = Renderer()
     table = renderer.claims_table(views, lambda _: None, lambda _: None)
-    assert "catches 1 of 1 listed wrong variants" in table
-    assert "catches 1 of 2: misses unused-offset" in table
+    assert "catches 1 of 1 listed wrong variant" in table
+    assert "catches 1 of 2" in table
     card = HoverCard("c", tuple(views), {v.global_id: ClaimLinks("#row") for v in views})
-    hover = renderer.hover_cards([card])
-    assert "power: catches 1 of 2: misses unused-offset" in hover
-    dashboard = renderer.dashboard(views, {}, lambda _: "#", None)
-    assert ("Power: 1 of 2 verified claims that list wrong variants catch all of them (50%)"
-            in " ".join(dashboard.split()))
+    assert "catches 1 of 2" in renderer.hover_cards([card])
+    dashboard = " ".join(renderer.dashboard(views, {}, lambda _: "#", None).split())
+    assert "1 of 2" in dashboard
 
 
 def test_site_without_a_catalogue_shows_no_power(tmp_path: Path) -> None:
