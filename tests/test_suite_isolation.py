@@ -9,10 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tests import repo_guard
 
 pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def test_reads_caches_and_temporary_folders_are_not_reported(pretend_root: Path,
 
 
 def test_the_real_repository_is_watched() -> None:
-    assert Path(repo_guard.ROOT) == Path(__file__).resolve().parents[1]
+    assert Path(repo_guard.ROOT) == ROOT
     assert repo_guard._watching  # installed by tests/conftest.py
 
 
@@ -141,3 +144,11 @@ def test_tests_that_share_a_fixture_form_one_group(pytester: pytest.Pytester) ->
     cluster = groups["test_uses_the_cluster"]
     assert cluster is not None and cluster != browser
     assert groups["test_asks_for_the_cluster_only_at_run_time"] == cluster
+
+
+def test_the_workers_addopts_asks_for_are_installed_by_the_dev_extra() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = project["tool"]["pytest"]["ini_options"]["addopts"].split()
+    dev = project["project"]["optional-dependencies"]["dev"]
+    assert "-n" in addopts
+    assert any(requirement.startswith("pytest-xdist") for requirement in dev)
