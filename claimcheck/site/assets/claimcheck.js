@@ -13,6 +13,11 @@
     return header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
   }
   function place(card, badge) {
+    card.style.left = "";
+    card.style.top = "";
+    card.style.bottom = "";
+    card.style.maxHeight = "";
+    if (window.getComputedStyle(card).position === "fixed") { return; }  /* a phone's sheet */
     card.style.left = "0px";
     card.style.top = "";
     card.style.bottom = "";
