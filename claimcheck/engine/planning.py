@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from claimcheck.cards.frontmatter import Tier
 from claimcheck.cards.wiki import ClaimRef, Wiki
+from claimcheck.checks.api import get_builtin
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.core.config import ProjectConfig
 from claimcheck.core.errors import CheckReferenceError
@@ -35,6 +36,7 @@ from claimcheck.store.results import ResultStore
 from claimcheck.store.status import StoredStatus, collect_status
 from claimcheck.trust.boundary import callable_slots, resolve_reference
 from claimcheck.trust.data_paths import path_arg_problems
+from claimcheck.trust.references import is_reference
 
 __all__ = [
     "BUDGETS", "TIER_TIMEOUT_S", "TRAIN_TIMEOUT_S", "RunOptions", "matches", "needs_run",
@@ -122,11 +124,18 @@ def timeout_for(tier: Tier, options: RunOptions) -> float:
 def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
     """Why the claim is not run although it was planned (``""``: run it).
 
-    A function the claim names that the trust boundary refuses, first (it names the real
-    problem), then a path argument outside the project's data roots (the messages lint gives:
-    such a claim never reaches a worker).
+    In this order: a check kind that is not registered (``unknown check kind 'parms' (did you
+    mean 'params'?)``); a function the claim names that the trust boundary refuses (it names
+    the real problem); a path argument outside the project's data roots. These are the
+    messages lint gives, and such a claim never reaches a worker.
     """
     ref = status.ref
+    check = ref.claim.check
+    if check is not None and not is_reference(check):
+        try:
+            get_builtin(check)
+        except CheckReferenceError as exc:
+            return exc.message
     for slot in callable_slots(ref.claim.check, ref.claim.args):
         try:
             resolve_reference(slot.text, config, role=slot.role)

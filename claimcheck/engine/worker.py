@@ -15,6 +15,11 @@ a child process forked from its own pristine state (:class:`Isolation`); the chi
   never reaches verify's own output (``--format json`` stays parseable) and is kept, bounded
   (:data:`OUTPUT_KEEP_CHARS`), with the outcome.
 
+A local worker watches its driver while a check runs: if the driver dies (even by SIGKILL, which
+it cannot handle), the worker's connection reads as end of file at once, and the worker kills the
+check's group and exits (the check's child dies with it, ``PR_SET_PDEATHSIG``), so nothing of a
+killed verify runs on for more than a moment.
+
 Off the critical path. A local worker (:func:`serve`) keeps one *spare* child forked and
 waiting on a pipe, its configuration loaded, so a task starts without a fork. When a child
 sends its outcome the worker kills its process group at once and sends the outcome on; only
@@ -83,10 +88,12 @@ class Isolation:
         if self._spare is None:
             self._spare = _fork(root)
 
-    def run(self, task: Task, send: Send) -> Outcome:
+    def run(self, task: Task, send: Send, driver: Connection | None = None) -> Outcome:
         """Run ``task`` in the spare (or a child forked now); relay its messages to ``send``;
         return its outcome. Never raises for anything the check does. Call :meth:`settle`
-        before the next task, or let :meth:`run` do it."""
+        before the next task, or let :meth:`run` do it. ``driver`` is the connection from the
+        driver, which sends nothing while a task runs: when it turns readable (the driver died,
+        so it reads as end of file) the child's group is killed at once and the task ends."""
         self.settle()
         child = self._spare or _fork(task.root)
         self._spare = None
@@ -95,7 +102,7 @@ class Isolation:
             child.tasks.send(task)
         send(("start", task.key, child.pid))
         try:
-            result = _relay(child.channel, send, net)
+            result = _relay(child.channel, send, net, driver)
         finally:
             child.close()
             processes.kill_group(child.pid)
@@ -162,12 +169,18 @@ def run_isolated(task: Task, send: Send) -> Outcome:
         isolation.close()
 
 
-def _relay(channel: Connection, send: Send, net: SafetyNet) -> Outcome | None:
-    """Forward progress until the child sends its outcome, dies, or passes its safety net."""
+def _relay(channel: Connection, send: Send, net: SafetyNet,
+           driver: Connection | None = None) -> Outcome | None:
+    """Forward progress until the child sends its outcome, dies, or passes its safety net, or
+    until the driver is gone (``driver`` readable: see :meth:`Isolation.run`)."""
+    watched = [channel] if driver is None else [channel, driver]
     while True:
         if net.passed():
             return None
-        if not wait([channel], timeout=net.next_wait()):
+        ready = wait(watched, timeout=net.next_wait())
+        if driver is not None and driver in ready:
+            raise _DriverGone
+        if not ready:
             continue
         try:
             message = channel.recv()
@@ -233,14 +246,19 @@ def serve(connection: Connection, threads: int) -> None:
             task = connection.recv()
             if task is None:
                 return
-            connection.send(("done", isolation.run(task, connection.send)))
+            connection.send(("done", isolation.run(task, connection.send, connection)))
             isolation.settle()
             isolation.prepare(task.root)
-    except (EOFError, OSError, SystemExit):
+    except (EOFError, OSError, SystemExit, _DriverGone):
         return
     finally:
         isolation.close()
         processes.kill_descendants()
+
+
+class _DriverGone(Exception):
+    """The driver's end of a worker's connection turned readable while a task ran: the driver
+    died (it sends nothing to a busy worker), so the worker ends the task and itself."""
 
 
 def _stop(signum: int, frame: object) -> None:
