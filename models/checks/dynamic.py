@@ -37,6 +37,7 @@ from models.checks.common import (
     property_evidence,
     randn,
 )
+from models.checks.gradients import gradients
 from models.checks.routing_paths import route_through_forward
 
 Axis = Literal["parents", "children"]
@@ -310,7 +311,7 @@ def measure_gradient(forward: Callable[[Tensor], Tensor], weight: Tensor, u: Ten
     g = randn((u.shape[0], weight.shape[0], weight.shape[2]), generator(11))
     u1 = u.detach().clone().requires_grad_(True)
     leaves = (weight, u1) if bias is None else (weight, u1, bias)
-    got = torch.autograd.grad((forward(u1) * g).sum(), leaves)
+    got = gradients((forward(u1) * g).sum(), leaves)
     w2 = weight.detach().clone().requires_grad_(True)
     u2 = u.detach().clone().requires_grad_(True)
     b2 = None if bias is None else bias.detach().clone().requires_grad_(True)

@@ -29,6 +29,7 @@ from torch.func import functional_call
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import Finding, at_most, generator, property_evidence, randn
+from models.checks.gradients import gradients
 
 BATCH, CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM = 2, 9, 3, 4, 5
 STEP = 1e-5
@@ -123,7 +124,7 @@ def measure_case(layer: Any, u: Tensor, params: dict[str, Tensor], seed: int,
         return (out * g).sum()
 
     leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
-    grads = dict(zip(leaves, torch.autograd.grad(loss(leaves), tuple(leaves.values())),
+    grads = dict(zip(leaves, gradients(loss(leaves), tuple(leaves.values())),
                      strict=True))
     findings = [Finding(f"{name}: every gradient finite",
                         all(bool(torch.isfinite(grad).all()) for grad in grads.values()),

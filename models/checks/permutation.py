@@ -11,8 +11,9 @@ the parents of one image must not depend on the other images of the batch.
 * arxiv:2002.04764 eq. 2-3, Procedure 1: the same for votes and parent poses, over passes.
 
 Each family is measured through the code path its network runs. Dynamic and self-attention
-routing take predictions laid out (B, parent j, child i, e) through
-``DynamicRouting.route_predictions`` and ``SelfAttentionRouting.route_predictions``. Inverted
+routing take predictions laid out (B, parent j, child i, e), loaded into the layer's W so that
+the layer's own ``forward`` on one-hot children makes them (:mod:`models.checks.routing_paths`):
+``DynamicRouting.forward`` routes them child-major, as CapsNet does. Inverted
 routing forms its votes inside the layer (``route_groups``, what ``InvertedCapsNet`` calls), so
 its input is the children's poses, repeated along the parent axis of the same (B, j, i, e)
 tensor, and the layer's weight W_ij is reordered with the children and parents.
@@ -32,6 +33,7 @@ from torch import Tensor
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, generator, max_abs, property_evidence
+from models.checks.routing_paths import route_through_forward
 
 # predictions (B, j, i, e) -> parent poses (B, j, e); ``prior_perm`` reorders what is indexed by
 # (j, i), if anything, to match a permutation of the predictions.
@@ -47,9 +49,9 @@ def _dynamic(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route]
     layer = DynamicRouting(CHILDREN, 8, PARENTS, DIM, iterations=3).double().eval()
 
     def make(_children: Tensor | None, _parents: Tensor | None) -> Route:
-        return lambda u_hat: layer.route_predictions(u_hat).poses
+        return lambda u_hat: route_through_forward(layer, u_hat)[0]
 
-    return make, "DynamicRouting.route_predictions, r=3"
+    return make, "DynamicRouting.forward, r=3"
 
 
 def _self_attention(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route], str]:
@@ -69,11 +71,11 @@ def _self_attention(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None],
         def route(u_hat: Tensor) -> Tensor:
             with torch.no_grad():
                 layer.log_prior.copy_(reordered)
-            return layer.route_predictions(u_hat).poses
+            return route_through_forward(layer, u_hat)[0]
 
         return route
 
-    return make, "SelfAttentionRouting.route_predictions with random log priors"
+    return make, "SelfAttentionRouting.forward with random log priors"
 
 
 def _inverted(seed: int) -> tuple[Callable[[Tensor | None, Tensor | None], Route], str]:

@@ -34,6 +34,7 @@ from models.checks.common import (
     property_evidence,
     randn,
 )
+from models.checks.gradients import gradients
 
 Axis = Literal["parents", "children"]
 PriorPlacement = Literal["after_softmax", "logits"]
@@ -227,7 +228,7 @@ def measure_gradient(route: Router, layer: Any, u: Tensor) -> list[Any]:
     g = randn((u.shape[0], layer.n_out, layer.d_out), generator(13))
     leaf = u.detach().clone().requires_grad_(True)
     poses, _ = route(leaf)
-    got = torch.autograd.grad((poses * g).sum(), (leaf, layer.weight, layer.log_prior))
+    got = gradients((poses * g).sum(), (leaf, layer.weight, layer.log_prior))
     ref_u, ref_w, ref_b = (t.detach().clone().requires_grad_(True)
                            for t in (u, layer.weight, layer.log_prior))
     reference = reference_self_attention(ref_u, ref_w, ref_b, layer.scale_dim)

@@ -19,6 +19,7 @@ from torch import Tensor
 from claimcheck import claim_check
 from claimcheck.checks.api import CheckContext, Evidence
 from models.checks.common import DTYPE, Finding, at_most, generator, property_evidence
+from models.checks.gradients import gradients
 
 Squash = Callable[[Tensor], Tensor]
 LengthLaw = Callable[[Tensor], Tensor]
@@ -118,11 +119,11 @@ def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool) -> 
         return (squash(x) * g).sum()
 
     leaf = s.clone().requires_grad_(True)
-    (grad,) = torch.autograd.grad(loss(leaf), leaf)
+    (grad,) = gradients(loss(leaf), (leaf,))
     zero = torch.zeros(1, DIM, dtype=DTYPE, requires_grad=True)
-    (zero_grad,) = torch.autograd.grad(squash(zero).sum(), zero)
+    (zero_grad,) = gradients(squash(zero).sum(), (zero,))
     length_leaf = torch.zeros(2, DIM, dtype=DTYPE, requires_grad=True)
-    (length_grad,) = torch.autograd.grad(capsule_length(length_leaf).sum(), length_leaf)
+    (length_grad,) = gradients(capsule_length(length_leaf).sum(), (length_leaf,))
     step, worst, scale = 1e-6, 0.0, 0.0
     with torch.no_grad():
         for _ in range(6):

@@ -298,3 +298,24 @@ def self_attention_logits_shared_across_batch() -> None:
 def efficient_scores_squared_length() -> None:
     """Efficient-CapsNet scores each class by the squared length ‖v_k‖² instead of ‖v_k‖."""
     replace(module(NETWORK), "capsule_length", squared_length)
+
+
+@wrong_variant
+def window_conv_channels_last_misread() -> None:
+    """The primary capsules' fast depthwise path reads a channels-last input's window transposed
+    (rows for columns): right on contiguous tensors, wrong on the stem's channels-last output."""
+
+    def forward(self: Any, x: Tensor) -> Tensor:
+        k_h, k_w = self.kernel_size
+        window = x[..., :k_h, :k_w]
+        kernel = self.weight.view(-1, k_h, k_w)
+        if x.is_contiguous(memory_format=torch.channels_last):
+            window, kernel = window.permute(0, 3, 2, 1), kernel.permute(1, 2, 0).contiguous()
+            h = (window * kernel).sum(dim=(1, 2))
+        else:
+            h = (window * kernel).sum(dim=(-2, -1))
+        if self.bias is not None:
+            h = h + self.bias
+        return h.view(*h.shape, 1, 1)
+
+    replace(module("models.capsules").WindowDepthwiseConv2d, "forward", forward)
