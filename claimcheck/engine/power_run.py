@@ -46,6 +46,7 @@ from claimcheck.engine.child import CHECK_RAISED
 from claimcheck.engine.executor import LocalExecutor
 from claimcheck.engine.planning import RunOptions, matches, refusal, timeout_for
 from claimcheck.engine.recording import judged, with_output
+from claimcheck.engine.safety_net import WALL_BACKSTOP
 from claimcheck.engine.tasks import Executor, Outcome, Task
 from claimcheck.reports.rows import ClaimRow
 from claimcheck.store.conflicts import refused_identities
@@ -208,10 +209,15 @@ def _probe(jobs: list[PowerJob], options: RunOptions, wiki: Wiki, pool: Executor
 
 
 def _with_changes(job: PowerJob, changes: dict[str, Any]) -> Task:
+    """The bundle's task with its variants (and their probed changes), and a backstop for the
+    whole bundle: every run's own net, at its wall-clock bound, for each run it may make."""
     variants = [{"name": c.variant.name, "reference": c.variant.reference, "listed": c.listed,
                  "changes": None if c.listed else changes.get(c.variant.name)}
                 for c in job.candidates]
-    return dataclasses.replace(job.task, power={**(job.task.power or {}), "variants": variants})
+    spec = {**(job.task.power or {}), "variants": variants}
+    each = spec.get("run_timeout")
+    backstop = None if each is None else float(each) * WALL_BACKSTOP * (len(variants) + 2)
+    return dataclasses.replace(job.task, power=spec, timeout_s=backstop)
 
 
 def _store(job: PowerJob, outcome: Outcome, wiki: Wiki, catalogue: Catalogue,
