@@ -101,6 +101,7 @@ def count_parameters(ctx: CheckContext) -> Evidence:
     include, exclude = _names(ctx.args, "include"), _names(ctx.args, "exclude")
     _require_submodules(model, include + exclude)
     counted = left_out = 0
+    split: dict[str, int] = {}
     for name, parameter in model.named_parameters():
         if trainable_only and not parameter.requires_grad:
             continue
@@ -108,6 +109,8 @@ def count_parameters(ctx: CheckContext) -> Evidence:
             left_out += parameter.numel()
             continue
         counted += parameter.numel()
+        top = name.split(".")[0]
+        split[top] = split.get(top, 0) + parameter.numel()
     which = "trainable" if trainable_only else "all"
     details = f"{counted:,} parameters ({which}) in {type(model).__name__}"
     if include:
@@ -116,6 +119,9 @@ def count_parameters(ctx: CheckContext) -> Evidence:
         details += f", excluding {', '.join(exclude)}"
     if include or exclude:
         details += f" ({left_out:,} left out)"
+    if split:  # where a surplus sits, when the count is contradicted
+        details += "; by top-level submodule: " + ", ".join(
+            f"{top} {count:,}" for top, count in sorted(split.items(), key=lambda i: -i[1]))
     return Evidence(measured=counted, details=details)
 
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
 from claimcheck.cards.frontmatter import PaperCard
-from claimcheck.cards.identifiers import IdentifierError, parse_paper_key
+from claimcheck.cards.identifiers import (
+    DOI_PATTERN,
+    OPENREVIEW_PATTERN,
+    IdentifierError,
+    parse_paper_key,
+)
 from claimcheck.cards.loader import LoadedCard
 from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
@@ -42,13 +48,25 @@ def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
                 key = parse_paper_key(text).key
             except IdentifierError as error:
                 raise UsageError(f"{text!r} is neither a card slug nor a paper key: "
-                                 f"{error}") from None
+                                 f"{error}{_other_forms(text, papers)}") from None
             match = [c for c in papers if isinstance(c.card, PaperCard)
                      and c.card.paper_key == key]
         if not match:
             raise UsageError(f"no paper card for {text!r}; write one with `claimcheck new paper`")
         chosen.extend(c for c in match if c not in chosen)
     return chosen
+
+
+def _other_forms(text: str, papers: list[LoadedCard]) -> str:
+    """The keys ``text`` may have meant: a paper card's key that ends with it, else the
+    ``openreview:``/``doi:`` forms its shape fits (a bare id is read as arXiv's)."""
+    keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
+    held = [key for key in keys if key.split(":", 1)[-1].lower() == text.lower()]
+    forms = held or [f"{scheme}:{text}" for scheme, pattern in (
+        ("doi", DOI_PATTERN), ("openreview", OPENREVIEW_PATTERN)) if re.match(pattern, text)]
+    if not forms:
+        return "; a key is an arXiv id, `doi:10.…`, `openreview:ID` or `url:SLUG`"
+    return "; did you mean " + " or ".join(f"`{form}`" for form in forms) + "?"
 
 
 def run_papers(ns: argparse.Namespace) -> int:

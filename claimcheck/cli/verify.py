@@ -76,6 +76,11 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
     )
+    parser.add_argument(
+        "--verbose", "-v", action="store_true",
+        help="text: each claim's statement and details too (default: compact, the statement "
+             "left to the card and details shown only for contradicted claims)"
+    )
 
 
 def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
@@ -259,7 +264,7 @@ def run_verify(ns: argparse.Namespace) -> int:
         report = verify(wiki, options, executor=executor)
         power = _power(ns, wiki, options, report.interrupted, None, executor)
     rows = add_power(report.rows, wiki)
-    render(rows, style, sys.stdout, debug=getattr(ns, "debug", False))
+    render(rows, style, sys.stdout, debug=getattr(ns, "debug", False), verbose=ns.verbose)
     print(summary_line(rows, time.monotonic() - started),  # stdout only where it stays text
           file=sys.stdout if style is OutputFormat.TEXT else sys.stderr, flush=True)
     if report.interrupted or (power is not None and power.interrupted):
@@ -300,7 +305,7 @@ def run_status(ns: argparse.Namespace) -> int:
     rows = add_power(refuse_ambiguous(selected, wiki), wiki, statuses)
     style = OutputFormat(ns.format)
     if style is OutputFormat.TEXT:
-        render_status(rows, sys.stdout)
+        render_status(rows, sys.stdout, ns.verbose)
     else:
         render(rows, style, sys.stdout)
     return ExitCode.OK

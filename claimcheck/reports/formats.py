@@ -46,8 +46,10 @@ class OutputFormat(str, Enum):
     GITHUB = "github"
 
 
-def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool = False) -> None:
-    """Write ``rows`` to ``out`` in ``style``."""
+def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool = False,
+           verbose: bool = False) -> None:
+    """Write ``rows`` to ``out`` in ``style`` (``verbose``: text blocks whole, see
+    :func:`claimcheck.reports.text.claim_block`)."""
     if style is OutputFormat.JSON:
         out.write(strict_json.dumps([row.to_json() for row in rows], indent=2) + "\n")
     elif style is OutputFormat.JUNIT:
@@ -56,7 +58,7 @@ def render(rows: list[ClaimRow], style: OutputFormat, out: TextIO, debug: bool =
         for line in github_lines(rows):
             out.write(line + "\n")
     else:
-        render_text(rows, _console(out), debug)
+        render_text(rows, _console(out), debug, verbose)
 
 
 def _console(out: TextIO) -> Console:
@@ -69,9 +71,17 @@ def _console(out: TextIO) -> Console:
     return console
 
 
-def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> None:
-    """The counts per verdict (and per basis), then every claim not verified with its reason,
-    then a stale note."""
+SECONDARY_LEGEND = ("†: the claim's locator or figure rests on a secondary source (see "
+                    "`secondary_source` in its card or the JSON output)")
+"""What ``†`` after a basis means, printed by ``verify`` and ``status`` wherever it shows."""
+POWER_LINES = 6
+"""Power lines a compact report prints before it says how many more ``--verbose`` shows."""
+
+
+def render_text(rows: list[ClaimRow], console: Console, debug: bool = False,
+                verbose: bool = False) -> None:
+    """The counts per verdict (and per basis), then every claim not verified (or errored) with
+    its reason, then the legend of its marks and a stale note."""
     width = console.width if console.is_terminal else 10_000
     console.print("claimcheck verdicts", markup=False, highlight=False)
     for verdict in Verdict:
@@ -89,14 +99,16 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
     if problems:
         console.print(f"\n{len(problems)} claim(s) not verified, each with its reason:",
                       markup=False, highlight=False)
-        _print_rows(console, problems)
+        _print_rows(console, problems, verbose)
+        if any(row.secondary_source for row in problems):
+            console.print(SECONDARY_LEGEND, markup=False, highlight=False)
     stale_rows = [row for row in rows if row.stale]
     if stale_rows:
         console.print(
             f"[yellow]{len(stale_rows)} stale result(s)[/]: shown from an earlier run whose "
             "inputs have changed; run `claimcheck verify` to refresh them."
         )
-    for line in power_lines(list(rows)):
+    for line in _capped(power_lines(list(rows)), verbose or not console.is_terminal):
         console.print(visible(line), markup=False, highlight=False)
     if debug:
         for row in problems:
@@ -104,6 +116,14 @@ def render_text(rows: list[ClaimRow], console: Console, debug: bool = False) -> 
                 console.print(f"\n{visible(row.claim)} ({visible(row.where())})\n"
                               f"{visible(row.error, keep_newlines=True)}", markup=False,
                               highlight=False)
+
+
+def _capped(lines: list[str], whole: bool) -> list[str]:
+    """Power lines, the first :data:`POWER_LINES` of them unless ``whole``."""
+    if whole or len(lines) <= POWER_LINES:
+        return lines
+    return [*lines[:POWER_LINES - 1], f"  … and {len(lines) - POWER_LINES + 1} more power "
+            "line(s): `--verbose` shows them"]
 
 
 UNSTATED = "unstated"
@@ -217,7 +237,7 @@ def junit_xml(rows: list[ClaimRow]) -> str:
     return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
 
 
-def render_status(rows: list[ClaimRow], out: TextIO) -> None:
+def render_status(rows: list[ClaimRow], out: TextIO, verbose: bool = False) -> None:
     """``claimcheck status`` as text: every claim with its stored verdict and a stale marker.
 
     A terminal gets one wrapped block per claim (:func:`claimcheck.reports.text.claim_block`);
@@ -233,26 +253,26 @@ def render_status(rows: list[ClaimRow], out: TextIO) -> None:
     if verified:
         totals.append(f"verified by basis: {verified}")
     if any(row.secondary_source for row in rows):
-        totals.append("†: the claim's locator or figure rests on a secondary source (see "
-                      "`secondary_source` in its card or the JSON output)")
-    totals += power_lines(list(rows))
+        totals.append(SECONDARY_LEGEND)
+    totals += _capped(power_lines(list(rows)), verbose or not out.isatty())
     if not out.isatty():
-        out.writelines(visible(plain_line(row, _basis_shown(row))) + "\n" for row in rows)
+        out.writelines(visible(plain_line(row, _basis_shown(row), verbose)) + "\n"
+                       for row in rows)
         out.writelines(visible(line) + "\n" for line in totals)
         return
     console = _console(out)
     console.print("stored verdicts", markup=False, highlight=False)
-    _print_rows(console, rows)
+    _print_rows(console, rows, verbose)
     for line in totals:
         console.print(visible(line), markup=False, highlight=False)
 
 
-def _print_rows(console: Console, rows: list[ClaimRow]) -> None:
+def _print_rows(console: Console, rows: list[ClaimRow], verbose: bool = False) -> None:
     """A wrapped block per claim on a terminal, one plain line each anywhere else."""
     for row in rows:
         if console.is_terminal:
-            lines = claim_block(row, console.width, _basis_shown(row))
+            lines = claim_block(row, console.width, _basis_shown(row), verbose)
         else:
-            lines = [plain_line(row, _basis_shown(row))]
+            lines = [plain_line(row, _basis_shown(row), verbose)]
         for line in lines:
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)

@@ -5,8 +5,11 @@ terminal gets one block per claim instead, wrapped to the terminal's width::
 
     ✗ 2101.12491/params  contradicted · paper-vs-code · wiki/papers/efficient-capsnet.md:23
         measured 161,500 · expected ≈ 161,000 (±0.5%)
-        The MNIST network has about 161K trainable parameters, decoder excluded.
         reason: measured 161,500 is outside 161,000 ± 0.5%
+        details: 161,500 parameters (trainable) in EfficientCapsNet; by top-level submodule: …
+
+Compact by default: no statement, and details only where a claim is contradicted;
+``--verbose`` adds both. An errored check names the file and line it raised at.
 
 Figures are never cut: a line breaks only between words, and a word longer than the width (a
 long id) keeps its own line whole. Anything that is not a terminal (a pipe, a file, CI) gets
@@ -16,6 +19,7 @@ one plain line per claim (:func:`plain_line`), which greps well.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Iterable
 from typing import Any
@@ -24,7 +28,7 @@ from claimcheck.cards.frontmatter import Expect
 from claimcheck.reports.rows import ClaimRow
 from claimcheck.verdicts.verdict import describe_expect, format_value
 
-__all__ = ["MARKS", "claim_block", "plain_line", "summary_line", "wrapped"]
+__all__ = ["MARKS", "claim_block", "plain_line", "raised_at", "summary_line", "wrapped"]
 
 MARKS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
 """The mark of each verdict, as the badges show it."""
@@ -58,28 +62,66 @@ def _measured(row: ClaimRow) -> str:
     return row.measured_text() if row.measured is not None else "-"
 
 
-def claim_block(row: ClaimRow, width: int, basis: str) -> list[str]:
-    """One claim as lines of at most ``width`` characters (a longer word keeps its line)."""
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.+)$',
+                    re.MULTILINE)
+
+
+def raised_at(error: str | None) -> str | None:
+    """``wiki_checks/registry.py:40 (make_attention)``: the innermost frame of a kept
+    traceback in the project's own files (stored tracebacks name other files ``<site-packages>``
+    or ``<outside>``), else the innermost frame; ``None`` without a traceback."""
+    frames = list(_FRAME.finditer(error or ""))
+    if not frames:
+        return None
+    own = [frame for frame in frames if not frame["file"].startswith("<")]
+    frame = (own or frames)[-1]
+    return f"{frame['file']}:{frame['line']} ({frame['function']})"
+
+
+def claim_block(row: ClaimRow, width: int, basis: str, verbose: bool = False) -> list[str]:
+    """One claim as lines of at most ``width`` characters (a longer word keeps its line).
+
+    Compact by default: the head, measured against expected (when something was measured),
+    the reason, a contradicted claim's details (a parameter count's split by submodule) and
+    where an errored check raised; ``verbose`` adds the statement and every claim's details.
+    No text is ever cut: a figure stays whole.
+    """
     stale = " (stale)" if row.stale else ""
     head = (f"{MARKS[row.verdict]} {row.claim}  {_label(row)}{stale} · {basis} · "
             f"{row.where()}")
     lines = wrapped(head, width, first="")
-    lines += wrapped(f"measured {_measured(row)} · expected {expected_text(row.expected)}",
-                      width)
-    lines += wrapped(row.statement, width)
+    if verbose or row.measured is not None:  # nothing measured: the reason says why
+        lines += wrapped(f"measured {_measured(row)} · expected {expected_text(row.expected)}",
+                         width)
+    if verbose:
+        lines += wrapped(row.statement, width)
     notes = "; ".join(note for note in (row.reason, row.environment_note) if note)
     if notes:
         lines += wrapped(f"reason: {notes}", width)
+    if row.details and (verbose or row.verdict == "contradicted"):
+        lines += wrapped(f"details: {row.details}", width)
+    where = raised_at(row.error) if row.errored else None
+    if where is not None:
+        lines += wrapped(f"raised at {where}; `--debug` shows the traceback", width)
     return lines
 
 
-def plain_line(row: ClaimRow, basis: str) -> str:
-    """``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``."""
+def plain_line(row: ClaimRow, basis: str, verbose: bool = False) -> str:
+    """``claim  basis  verdict[ (stale)]  measured M  expected E  card:line  reason``, with
+    where an errored check raised, a contradicted claim's details, and with ``verbose`` every
+    claim's details and statement."""
     measured = format_value(row.measured) if row.measured is not None else "-"
     parts = [row.claim, basis, row.verdict + (" (stale)" if row.stale else ""),
              f"measured {measured}", f"expected {expected_text(row.expected)}", row.where()]
     notes = " ".join("; ".join(note for note in (row.reason, row.environment_note)
                                if note).split())
+    where = raised_at(row.error) if row.errored else None
+    if where is not None:
+        notes += f" (raised at {where}; `--debug` shows the traceback)"
+    if row.details and (verbose or row.verdict == "contradicted"):
+        notes += " details: " + " ".join(row.details.split())
+    if verbose:
+        notes += " statement: " + " ".join(row.statement.split())
     return "  ".join([*parts, notes] if notes else parts)
 
 

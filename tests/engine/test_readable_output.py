@@ -64,7 +64,7 @@ def _figures_whole(text: str, figures: tuple[float, ...] = (161824.25, 161000, 1
 @pytest.mark.parametrize("width", [80, 120])
 def test_verify_rows_wrap_at_the_terminal_width_and_keep_every_figure(width: int) -> None:
     console, out = _terminal(width)
-    render_text(ROWS, console)
+    render_text(ROWS, console, verbose=True)
     text = out.getvalue()
     _lines_fit(text, width)
     _figures_whole(text, (161824.25, 161000))
@@ -73,6 +73,19 @@ def test_verify_rows_wrap_at_the_terminal_width_and_keep_every_figure(width: int
     statement_lines = [line for line in text.splitlines() if line.startswith("    The MNIST")]
     assert statement_lines, text
     assert len(" ".join(text.split())) > 0 and " ".join(LONG.split()) in " ".join(text.split())
+
+
+def test_verify_is_compact_by_default_and_keeps_every_figure_and_reason() -> None:
+    """Issue 35: the statement (the card has it) only with --verbose; nothing is cut."""
+    console, out = _terminal(80)
+    render_text(ROWS, console)
+    text = out.getvalue()
+    _lines_fit(text, 80)
+    _figures_whole(text, (161824.25, 161000))
+    assert "The MNIST" not in text
+    assert "four batch norms whose gains and biases the paper may not count" in " ".join(
+        text.split())
+    assert "accept proxies (a 500-image run stands in" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("width", [80, 120])
