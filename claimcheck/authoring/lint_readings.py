@@ -21,6 +21,10 @@ a cited paper and locator without a reading, on a concept card   warning
 
 from __future__ import annotations
 
+import html
+import re
+import unicodedata
+import urllib.parse
 from collections.abc import Iterator
 
 from claimcheck.authoring.findings import Finding, Level
@@ -56,14 +60,58 @@ def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Ite
         text = item.path.read_text(encoding="utf-8", errors="replace")
     else:
         text = item.body
+    wanted = [(refused, comparable(refused)) for refused in config.refused_sources]
+    found: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
-        lowered = line.lower()
-        for refused in config.refused_sources:
-            col = lowered.find(refused.lower())
-            if col >= 0:
-                yield Finding(Level.ERROR, item.display_path, number, col + 1,
-                              f"{refused} is a refused source ([tool.claimcheck] "
-                              "refused_sources): no card may rest on it", "refused-source")
+        lowered, plain = line.lower(), comparable(line)
+        for refused, needle in wanted:
+            if needle and needle in plain:
+                found.add(refused)
+                col = lowered.find(refused.lower())
+                yield _refused(item, number, col + 1 if col >= 0 else 1, refused)
+    joined = comparable("".join(_JOINS.sub("", text)))  # a source folded over several lines
+    for refused, needle in wanted:
+        if refused not in found and needle and needle in joined:
+            yield _refused(item, 1, 1, refused)
+
+
+_JOINS = re.compile(r"\\?\s*\n\s*|['\"]")
+"""What YAML puts between the pieces of a value folded over several lines: line breaks with
+their indentation (and a double-quoted scalar's escaping backslash), quotes."""
+
+
+def comparable(text: str) -> str:
+    """``text`` as a refused source is matched: YAML escapes (``\\x2f``, ``\\u002F``, ``\\/``),
+    URL encoding (``%2F``, applied twice) and HTML entities (``&#47;``, ``&sol;``) decoded
+    until nothing changes, then Unicode compatibility forms folded (NFKC) and case folded."""
+    for _ in range(8):
+        decoded = html.unescape(urllib.parse.unquote(_yaml_unescape(text)))
+        if decoded == text:
+            break
+        text = decoded
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+_YAML_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[/\\\"' ])")
+
+
+def _yaml_unescape(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if len(code) == 1:
+            return code
+        try:
+            return chr(int(code[1:], 16))
+        except (ValueError, OverflowError):
+            return match.group()
+
+    return _YAML_ESCAPE.sub(one, text)
+
+
+def _refused(item: LoadedCard | PlainPage, line: int, col: int, refused: str) -> Finding:
+    return Finding(Level.ERROR, item.display_path, line, col,
+                   f"{refused} is a refused source ([tool.claimcheck] refused_sources): no "
+                   "card may rest on it, however it is spelt", "refused-source")
 
 
 def _claim_readings(loaded: LoadedCard, card: PaperCard) -> Iterator[Finding]:

@@ -180,6 +180,7 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
     if not isinstance(refused, list) or not all(isinstance(r, str) and r for r in refused):
         raise ConfigError("[tool.claimcheck] refused_sources must be a list of non-empty "
                           "strings (copies of papers no card may cite as a source)", where)
+    _check_sources(table.get("sources"), root, where)
     roots = tuple((root / r).resolve() for r in roots_value)
     for resolved in roots:
         if resolved != root and root not in resolved.parents:
@@ -199,6 +200,29 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
         data_roots=_data_roots(table.get("data_roots", []), root, results, where),
         raw=dict(table),
     )
+
+
+def user_cache_folder() -> Path:
+    """``$XDG_CACHE_HOME``, else ``~/.cache``: the one folder outside the project where a
+    configured source cache may lie."""
+    return Path(os.path.abspath(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"))
+
+
+def _check_sources(value: object, root: Path, where: str | None) -> None:
+    """``[tool.claimcheck] sources``: a folder inside the project or inside the user's cache
+    folder. The configuration is committed, so ``sources = "../.."`` would make ``papers fetch``
+    write wherever a pull request chose."""
+    if value is None:
+        return
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("[tool.claimcheck] sources must be a folder (a string)", where)
+    folder = Path(os.path.normpath(root / value))
+    cache = user_cache_folder()
+    if root in folder.parents or folder == cache or cache in folder.parents:
+        return
+    raise ConfigError(f"[tool.claimcheck] sources = {value!r} lies outside the project and the "
+                      f"user's cache folder ({cache}); the source cache must be one or the other",
+                      where)
 
 
 def _data_roots(value: object, root: Path, results: Path, where: str | None) -> tuple[Path, ...]:

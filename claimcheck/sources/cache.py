@@ -13,7 +13,10 @@ Layout::
                                   "fetched"}}, "latest": "3"}: what was fetched for a paper
 
 A card that pins its source finds the file by the pin's sha256 alone; an unpinned card uses the
-latest version fetched. Every write is atomic (a temp file, then a rename); a blob whose bytes no
+latest version fetched, but only from a cache outside the project: a cache inside the project
+can be committed by a pull request, so there it decides nothing unless the card pins the source's
+sha256 and the blob's bytes hash to it (an unpinned card reads it as missing). Every write is
+atomic (a temp file, then a rename); a blob whose bytes no
 longer match its name, or a corrupt ``papers/`` entry, reads as missing. Deleting the folder is
 always safe: ``claimcheck papers fetch`` brings it back.
 """
@@ -97,16 +100,20 @@ class SourceCache:
     link, and a read is bounded by the download limit.
     """
 
-    def __init__(self, folder: Path, boundary: Path | None = None) -> None:
+    def __init__(self, folder: Path, boundary: Path | None = None,
+                 committable: bool = False) -> None:
         self.folder = Path(os.path.abspath(folder))
         self.boundary = Path(os.path.abspath(boundary)) if boundary else self.folder.parent
+        self.committable = committable
+        """The cache lies inside the project: only a source pinned in a card is used."""
 
     @classmethod
     def for_config(cls, config: ProjectConfig | None) -> SourceCache:
         """The cache that ``config`` points at."""
         folder = cache_folder(config)
         inside = config is not None and config.root in folder.parents
-        return cls(folder, config.root if inside and config is not None else None)
+        return cls(folder, config.root if inside and config is not None else None,
+                   committable=inside)
 
     def _read(self, relative: str) -> bytes | None:
         try:
@@ -157,9 +164,12 @@ class SourceCache:
         return digest
 
     def lookup(self, card: PaperCard) -> CachedSource | None:
-        """The source to check ``card`` against: its pin, else the latest fetched version."""
+        """The source to check ``card`` against: its pin, else (in a cache outside the
+        project only) the latest fetched version."""
         if card.source is not None:
             digest, kind, version = card.source.sha256, card.source.kind, card.source.version
+        elif self.committable:
+            return None
         else:
             record = self.record(card.paper_key)
             entry = record.get("versions", {}).get(record.get("latest", ""), {})

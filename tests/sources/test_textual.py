@@ -86,13 +86,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "pyproject.toml").write_text('[tool.claimcheck]\nwiki = "wiki"\n')
     papers = tmp_path / "wiki" / "papers"
     papers.mkdir(parents=True)
-    cache = SourceCache(tmp_path / "cache")
+    # the operator's cache, outside the project: a cache inside it serves pinned sources only
+    folder = tmp_path.with_name(f"{tmp_path.name}-cache")
+    cache = SourceCache(folder)
     digest = cache.store(ARXIV, 2, SourceKind.LATEX, "fixture", fixture_eprint())
     cache.store("openreview:HJWLfGWRb", None, SourceKind.PDF, "fixture", PDF)
     pin = f'source: {{version: 2, kind: latex, sha256: "{digest}"}}\n'
     (papers / "tiny.md").write_text(_paper(pin), encoding="utf-8")
     (papers / "em.md").write_text(OPENREVIEW, encoding="utf-8")
-    monkeypatch.setenv("CLAIMCHECK_SOURCES", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLAIMCHECK_SOURCES", str(folder))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -148,10 +150,10 @@ def test_without_the_source_no_textual_claim_is_verified(
         pin = "f" * 64
         card.write_text(_paper(f'source: {{version: 2, sha256: "{pin}"}}\n'), encoding="utf-8")
     elif damage == "blob-corrupt":
-        (project / "cache" / "blobs" / pin).write_bytes(b"changed")
+        (project.with_name(f"{project.name}-cache") / "blobs" / pin).write_bytes(b"changed")
     else:
         card.write_text(_paper(""), encoding="utf-8")
-        (project / "cache" / "blobs" / pin).unlink()
+        (project.with_name(f"{project.name}-cache") / "blobs" / pin).unlink()
     rows = _rows(["verify", "--format", "json"], capsys)
     for name, *_ in CLAIMS:
         assert (rows[name]["verdict"], rows[name]["quote_state"]) == ("unverified", "no-source")
