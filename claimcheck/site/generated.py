@@ -171,7 +171,7 @@ class GeneratedPages:
         overview = self.options.graph_page
         rows = papers_summary(self.index.claims(), {})
         sources = {overview: overview_dot(
-            [(row.arxiv, row.title, row.counts) for row in rows], self.citers,
+            [(row.arxiv, row.title, row.counts, row.kinds or {}) for row in rows], self.citers,
             lambda arxiv: self._url(self._graph_src(arxiv), overview),
             lambda src: self._url(src, overview),
         )}

@@ -131,22 +131,31 @@ def paper_dot(
     return "\n".join(lines)
 
 
+KIND_LABELS = {"paper": "paper", "code": "our code", "wiki": "wiki", "unstated": "basis?"}
+"""How a paper's node names each evidence kind, whose counts it keeps apart."""
+
+
 def overview_dot(
-    papers: Sequence[tuple[str, str, Tally]],
+    papers: Sequence[tuple[str, str, Tally, Mapping[str, Tally]]],
     citers: Mapping[str, Sequence[Citer]],
     graph_url: Callable[[str], str],
     page_url: Callable[[str], str],
 ) -> str:
-    """Papers (with their verdict counts) and, while they are few, the pages citing them."""
+    """Papers (with their verdict counts, one line per evidence kind) and, while they are few,
+    the pages citing them."""
     lines = _header("overview")
     pages = {citer.src: citer for group in citers.values() for citer in group}
     draw_pages = len(pages) <= MAX_OVERVIEW_CITERS
     names = {src: f"p{number}" for number, src in enumerate(sorted(pages))}
-    for number, (arxiv, title, counts) in enumerate(papers):
-        summary = " ".join(f"{SYMBOLS[name]}{count}" for name, count in counts.as_pairs())
-        stale = f" ⟳{counts.stale}" if counts.stale else ""
+    for number, (arxiv, title, counts, kinds) in enumerate(papers):
+        summaries = [
+            f"{KIND_LABELS.get(kind, kind)}: "
+            + " ".join(f"{SYMBOLS[name]}{count}" for name, count in tallied.as_pairs() if count)
+            + (f" ⟳{tallied.stale}" if tallied.stale else "")
+            for kind, tallied in kinds.items()
+        ]
         outline = {"color": FILL["contradicted"], "penwidth": "2"} if counts.contradicted else {}
-        lines.append(_node(f"a{number}", [title, paper_label(arxiv), summary + stale],
+        lines.append(_node(f"a{number}", [title, paper_label(arxiv), *summaries],
                            graph_url(arxiv), f"{title}: the claim graph of this paper",
                            **outline))
         if draw_pages:

@@ -16,7 +16,7 @@ with it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from claimcheck.site.about import KINDS
@@ -74,7 +74,7 @@ def short_statement(statement: str) -> str:
     beginning up to :data:`SHORT_LIMIT` characters, cut at a word, with "…"."""
     text = " ".join(statement.split())
     end = len(text)
-    for match in _SENTENCE_END.finditer(text):
+    for match in _SENTENCE_END.finditer(text, 0, 2 * SHORT_LIMIT):  # bounded: a long statement
         if _balanced(text[: match.start()]):
             end = match.start() + 1
             break
@@ -100,7 +100,7 @@ class PageNotes:
     numbers: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, claims: Iterable[ClaimView]) -> PageNotes:
+    def of(cls, claims: Sequence[ClaimView]) -> PageNotes:
         """Number every note that at least two of ``claims`` carry."""
         seen: dict[str, int] = {}
         for claim in claims:

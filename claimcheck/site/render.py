@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 from claimcheck.cards.basis import BASIS_LEGEND, BASIS_ORDER
 from claimcheck.cards.frontmatter import PaperCard
 from claimcheck.cards.identifiers import PaperId, paper_label
+from claimcheck.site.about import KINDS
 from claimcheck.site.citeview import CitationView, HoverCard
 from claimcheck.site.inline import inline_markdown
 from claimcheck.site.legendview import badge_samples
@@ -250,11 +251,14 @@ class Renderer:
             "paper_header.html", authors=card.authors, year=card.year, venue=card.venue,
             paper_links=paper_links(card), code=sorted(card.code, key=lambda c: not c.official),
         )
-        strip = self._render(
+        return header + self.paper_strip(claims)
+
+    def paper_strip(self, claims: Sequence[ClaimView]) -> str:
+        """A paper's verdict counts per evidence kind, each a link into :meth:`paper_glance`."""
+        return self._render(
             "strip.html", kinds=kind_tallies(claims), uncovered=0, links=_strip_link,
             title="Claims of this paper, by what their verdict is evidence of:",
             label="Verdicts of this paper's claims")
-        return header + strip
 
     def page_meta(self, status: str, updated_at: str | None, tags: Sequence[str]) -> str:
         """The small header with a card's editorial status, date and tags."""
@@ -312,8 +316,11 @@ class Renderer:
         note: str,
     ) -> str:
         """The overview graph (sanitised SVG) and the table of papers."""
+        columns = list(dict.fromkeys(
+            (kind, words) for kind, words, _ in KINDS
+            for paper in papers if kind in (paper.kinds or {})))
         return self._render("graph_overview.html", papers=papers, links=links, citers=citers,
-                            drawing=drawing, note=note)
+                            drawing=drawing, note=note, columns=columns)
 
     def paper_graph(
         self,

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from claimcheck.cards.identifiers import paper_label
 from claimcheck.core.config import ProjectConfig, load_config
-from claimcheck.core.errors import ClaimcheckError, UsageError
+from claimcheck.core.errors import UsageError
 from claimcheck.core.exitcodes import ExitCode
+from claimcheck.core.outputs import write_output
 from claimcheck.reports.markdown import code_span
 from claimcheck.site.powerview import power_share
 from claimcheck.site.render import (
@@ -181,11 +182,7 @@ def run_report(namespace: argparse.Namespace) -> int:
         source_linker(namespace.repo_url, namespace.branch),
     )
     if namespace.output:
-        try:
-            Path(namespace.output).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise ClaimcheckError(f"cannot write report: {error.strerror or error}",
-                             namespace.output) from None
+        write_output(namespace.output, text, config.root)  # never through a committed link
     else:
         sys.stdout.write(text)
     return ExitCode.OK

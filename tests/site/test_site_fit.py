@@ -1,8 +1,9 @@
 """The repository's own wiki on a laptop, a wide screen and a phone: every table fits its column,
 and the broadest hover card fits the screen.
 
-Read in Chromium at 1024, 1280, 1920 and 390 px wide, every table of every page (claims tables,
-counts, the author's own) is no wider than the content column, and no box that holds one
+Read in Chromium at 1024, 1280, 1920 and 390 px wide, with every collapsed block opened, every
+table of every page (a claim's wrong variants, counts, the author's own) is no wider than the
+content column, and no box that holds one
 scrolls sideways (``scrollWidth <= clientWidth``): expected and measured are always in view.
 The one exception is an author's own Markdown table on a phone: a comparison of four papers
 with maths in its cells cannot fit 390 px, and Material scrolls it inside its own box.
@@ -21,6 +22,7 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 
 WIDTHS = {1024: 768, 1280: 900, 1920: 1080, 390: 844}
 MEASURE = """(() => {
+  document.querySelectorAll('details').forEach(block => { block.open = true; });
   const column = document.querySelector('.md-content__inner') || document.body;
   const right = column.getBoundingClientRect().right + 1;
   const wide = [];

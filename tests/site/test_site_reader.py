@@ -110,12 +110,14 @@ def test_a_named_claim_is_the_badge_and_the_others_stay_in_the_card(repo_site: P
 def test_the_legend_decodes_every_mark_and_every_card_links_to_it(repo_site: Path) -> None:
     legend = (repo_site / "verdicts.html").read_text(encoding="utf-8")
     body = legend[legend.index('id="how-a-badge-reads"'):]
-    for mark in ('<span class="cc-badge__basis">paper</span>', 'aria-label="from a secondary '
-                 'source">†</span>', ">‡</span>", "⟳</span> stale", '<span class="cc-errored">',
-                 "cc-badge--multi", "95% CI", "chance", "no signal at this budget"):
+    for mark in ('<span class="cc-badge__basis">paper</span>', '>†</span><span class="cc-sr"> '
+                 'from a secondary source</span>', ">‡</span>", "⟳</span> stale",
+                 '<span class="cc-errored">', "cc-badge--multi", "95% CI", "chance",
+                 "no signal at this budget"):
         assert mark in body, mark
     example = body[body.index('class="cc-legend__example"'):]
-    assert 'cc-card--example' in example and "expected <b>" in example and "claim row" in example
+    assert 'cc-card--example' in example and "expected <b>" in example
+    assert "full evidence" in example
     cards = 0
     for name, html in _pages(repo_site):
         for card in html.split('role="tooltip"')[1:]:
@@ -143,4 +145,5 @@ def test_paper_pages_have_a_header_with_links_and_a_verdict_strip(repo_site: Pat
         if any(code.official for code in card.code):
             assert ">official code" in header, page
         strip = header[header.index('class="cc-strip"'):]
-        assert "Claims of this paper:" in strip and "verified</span>" in strip, page
+        assert "Claims of this paper, by what their verdict is evidence of:" in strip, page
+        assert " verified</a>" in strip or " verified</span>" in strip, page

@@ -258,7 +258,7 @@ def test_no_page_is_wider_than_a_phone(browser: Browser, repo_site: Path,
     browser.set_viewport(390, 844)
     problems = {}
     cards = 0
-    for page in _reader_pages(repo_site) + ["power.html", "verdicts.html"]:
+    for page in [*_reader_pages(repo_site), "power.html", "verdicts.html"]:
         browser.navigate(f"{site_url}/{page}")
         measured = browser.evaluate(OPEN_EVERY_CARD)
         cards += measured["cards"]

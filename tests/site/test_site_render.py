@@ -71,9 +71,9 @@ def test_contradicted_card_links_to_its_row_and_explanation() -> None:
     book.card_for([_claim("a", "verified"), _claim("b", "contradicted", measured="98.93")])
     html = Renderer().hover_cards(book.cards)
     assert "covers 2 claims: ✗1 contradicted ✓1 verified" in html
-    assert html.count('<a href="p.html#claim-a">claim row</a>') == 1
+    assert html.count('<a href="p.html#claim-a">full evidence</a>') == 1
     row, explanation = "p.html#claim-b", "p.html#cc-cite-3-1"
-    assert f'<a href="{row}">claim row</a> · <a href="{explanation}">explanation</a>' in html
+    assert f'<a href="{row}">full evidence</a> · <a href="{explanation}">explanation</a>' in html
     assert html.count("explanation") == 1  # a verified claim needs none
 
 

@@ -67,7 +67,7 @@ def test_contradicted_card_links_to_row_and_explanation(stored_site: Path) -> No
     html = (stored_site / PAGES["concept"]).read_text(encoding="utf-8")
     card = html[html.index('<span class="cc-card" role="tooltip" id="cc-card-0">') :]
     card = card[: card.index('<span class="cc-card" role="tooltip" id="cc-card-1">')]
-    assert '<a href="../papers/routing-paper.html#claim-accuracy">claim row</a>' in card
+    assert '<a href="../papers/routing-paper.html#claim-accuracy">full evidence</a>' in card
     explanation = '<a href="../papers/routing-paper.html#cc-cite-46-64">explanation</a>'
     assert explanation in card
     paper = (stored_site / PAGES["paper"]).read_text(encoding="utf-8")
@@ -83,7 +83,7 @@ def test_each_hover_card_is_rendered_once_and_not_searched(stored_site: Path) ->
     assert html.count('<div class="cc-cards" data-search-exclude hidden>') == 1
     index = json.loads((stored_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     text = json.dumps(index)
-    assert "cc-card" not in text and "claim row" not in text
+    assert "cc-card" not in text and "full evidence" not in text
     assert any("Self-attention routing is cheap" in doc["text"] for doc in index["docs"])
 
 

@@ -30,12 +30,12 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 
 PAGES = {
     "concept": ("concepts/routing.html", None),
-    "claims-table": ("papers/routing-paper.html", ".cc-claims"),
+    "claims-table": ("papers/routing-paper.html", ".cc-glance"),
     "dashboard": ("claims-dashboard.html", None),
     "claim-graph": ("claim-graph/2101.12491.html", ".cc-graph"),
 }
 REPO_PAGES = {
-    "repo-claims-table": ("papers/efficient-capsnet.html", ".cc-claims"),
+    "repo-claims-table": ("papers/efficient-capsnet.html", ".cc-glance"),
     "repo-graph": ("claim-graph/1710.09829.html", ".cc-graph-page table"),
     "repo-dashboard": ("claims-dashboard.html", "#every-claim"),
 }
@@ -110,14 +110,14 @@ def test_nothing_overflows_a_phone(browser: Browser, stored_minisite: Path, name
 def test_a_phone_sees_each_verdict_without_scrolling(
     browser: Browser, stored_minisite: Path
 ) -> None:
-    _open(browser, stored_minisite, "papers/routing-paper.html", ".cc-claims", 390)
+    _open(browser, stored_minisite, "papers/routing-paper.html", ".cc-glance", 390)
     rights = browser.evaluate(
-        "[...document.querySelectorAll('.cc-claims .cc-badge')]"
+        "[...document.querySelectorAll('.cc-glance .cc-badge')]"
         ".map(b => b.getBoundingClientRect().right)"
     )
     assert len(rights) == 4 and max(rights) <= 390
     ids = browser.evaluate(
-        "[...document.querySelectorAll('.cc-claims .cc-id code')]"
+        "[...document.querySelectorAll('.cc-glance .cc-line__name code')]"
         ".map(c => c.getClientRects().length)"
     )
     assert ids == [1, 1, 1, 1]  # one line box each: no id breaks mid-word
