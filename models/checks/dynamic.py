@@ -263,13 +263,14 @@ def measure_preset_iterations(layer: Any, u: Tensor, iterations: int) -> tuple[l
                                                                                 list[str]]:
     """The layer's output equals Procedure 1 with ``iterations`` iterations (and its bias)."""
     got = layer(u)
-    expected = reference_layer(layer.weight, u, iterations, layer.bias)
+    bias = getattr(layer, "bias", None)
+    expected = reference_layer(layer.weight, u, iterations, bias)
     findings = [at_most(f"max |v - reference with r={iterations}|", max_abs(got, expected),
                         OUTPUT_TOL)]
     notes = [contrast(f"reference r={r} vs r={iterations}",
-                      max_abs(reference_layer(layer.weight, u, r, layer.bias), expected))
+                      max_abs(reference_layer(layer.weight, u, r, bias), expected))
              for r in (1, 2, iterations + 1) if r != iterations]
-    if layer.bias is not None:
+    if bias is not None:
         notes.append(contrast("reference without the bias vs with it",
                               max_abs(reference_layer(layer.weight, u, iterations), expected)))
     return findings, notes

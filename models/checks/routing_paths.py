@@ -38,12 +38,13 @@ def load_predictions(layer: Any, u_hat: Tensor) -> Tensor:
     batch, parents, children, _ = u_hat.shape
     if (layer.n_out, layer.n_in) != (parents, children):
         raise ValueError(f"predictions {tuple(u_hat.shape)} do not fit {layer}")
+    u = one_hot_children(batch, children, layer.d_in)
     with torch.no_grad():
         if layer.weight.shape[2] == layer.d_out:  # dynamic: (j, i, e, d)
             layer.weight[..., :batch] = u_hat.permute(1, 2, 3, 0)
         else:  # self-attention: (j, i, d, e)
             layer.weight[:, :, :batch, :] = u_hat.permute(1, 2, 0, 3)
-    return one_hot_children(batch, children, layer.d_in)
+    return u
 
 
 def route_through_forward(layer: Any, u_hat: Tensor) -> tuple[Tensor, Tensor]:
