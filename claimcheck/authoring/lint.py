@@ -35,7 +35,7 @@ a listed wrong variant that the stored power run shows       warning
   missed (``--strict``: error)
 a claim's stated basis that does not fit its check          error
 a claim whose basis is missing and cannot be inferred        warning
-a citation of a paper that has no paper card                 warning
+a citation of a paper that has no paper card (outside code)   warning
 a page without front matter that looks like a card           warning
 a citation locator that covers no claim                      warning
 a citation's ``#claim-name`` that is no claim at its locator error
@@ -222,6 +222,9 @@ def _citation_findings(
             yield Finding(Level.ERROR, problem.path, problem.line, problem.col, message,
                           "citation")
     for citation in loaded.citations:
+        if citation.in_code and (citation.paper_key not in papers
+                                 or not wiki.covering_claims(citation)):
+            continue  # an example shown as code (the authoring guide's): grammar only
         if citation.paper_key not in papers:
             label = PaperId(citation.scheme, citation.id).label
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
