@@ -17,6 +17,11 @@ Modules: :mod:`.common` (findings -> evidence), :mod:`.squash`, :mod:`.losses`,
 :mod:`.self_attention` (arxiv:2101.12491), :mod:`.inverted` and :mod:`.inverted_network`
 (arxiv:2002.04764, one layer and the whole network), :mod:`.permutation` (symmetries shared by
 the three rules), :mod:`.layout` (primary capsules and stems), :mod:`.init` (initial values),
+:mod:`.routing_paths` (chosen predictions through a routing layer's own forward),
+:mod:`.edge_gradients` (routing gradients at edge inputs against finite differences),
+:mod:`.gradients` (gradients that a detached input cannot turn into an error),
+:mod:`.independence` (repeated calls and batch positions through the whole network),
+:mod:`.fast_paths` (a sped-up computation equal to the plain one, with gradients),
 :mod:`.timing` (factories for the built-in ``timing`` kind), :mod:`.cost` (model factories for
 the built-in ``flops`` kind), :mod:`.official_weights` (the released Efficient-CapsNet weights in
 the port) and :mod:`.ablations` (the papers' ablations at CPU scale, decided by confidence
