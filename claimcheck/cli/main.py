@@ -17,6 +17,7 @@ from claimcheck.core import strict_json
 from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
+from claimcheck.core.outputs import write_output
 from claimcheck.core.version import __version__
 from claimcheck.core.visible import show_warning, visible
 
@@ -94,7 +95,7 @@ def _schema(ns: argparse.Namespace) -> int:
 
     text = card_json_schema_text(load_config(None))
     if ns.output:
-        Path(ns.output).write_text(text, encoding="utf-8")
+        write_output(ns.output, text, load_config(None).root)
     else:
         sys.stdout.write(text)
     return ExitCode.OK

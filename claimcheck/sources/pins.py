@@ -8,13 +8,12 @@ the original text is put back and the error raised.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from claimcheck.cards.frontmatter import IDENTITY_FIELDS, PaperCard, SourceKind
 from claimcheck.core.errors import CardError
+from claimcheck.core.outputs import write_output
 
 __all__ = ["pin_line", "write_pin"]
 
@@ -71,11 +70,4 @@ def write_pin(path: Path, card: PaperCard, version: int | None, kind: SourceKind
 
 
 def _replace(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".pin-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_output(path, text)  # the one path rule: a link at the card is replaced, not followed
