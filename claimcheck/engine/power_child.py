@@ -176,7 +176,8 @@ def _probe(spec: dict[str, Any], config: ProjectConfig,
         loaded = set(sys.modules)
         before = snapshot(places.content, places.catalogue)
         apply_variant(reference, config)
-        found = diff(before, snapshot(places.content, places.catalogue), places.content)
+        found = diff(before, snapshot(places.content, places.catalogue), places.content,
+                     members=True)
         fresh = [c.owner for c in found if not c.attr]
         return [c.to_json() for c in found], [m for m in fresh if m not in loaded]
 

@@ -63,21 +63,26 @@ class Change:
     owner: str
     attr: str
     old: str = ""
+    members: tuple[str, ...] = ()
+    """When a library module is replaced by a stand-in (``torch`` by ``Replaced(torch,
+    softmax=...)``): the module's attributes the stand-in changes. Reach then asks for code that
+    looks up both the name and one of them (``torch.softmax``), not any use of ``torch``."""
 
     @property
     def on_class(self) -> bool:
         """Whether the owner is a class (``module:Class``)."""
         return ":" in self.owner
 
-    def to_json(self) -> list[str]:
+    def to_json(self) -> list[Any]:
         """The compact form a power task carries."""
-        return [self.owner, self.attr, self.old]
+        return [self.owner, self.attr, self.old, list(self.members)]
 
     @classmethod
-    def from_json(cls, data: Iterable[str]) -> Change:
+    def from_json(cls, data: Iterable[Any]) -> Change:
         """The inverse of :meth:`to_json`."""
-        owner, attr, old = list(data)
-        return cls(str(owner), str(attr), str(old))
+        owner, attr, old, *rest = list(data)  # a probe's older form has no members
+        members = rest[0] if rest else ()
+        return cls(str(owner), str(attr), str(old), tuple(str(m) for m in members))
 
     def describe(self) -> str:
         """``models.x.torch`` or ``models.x:Layer.forward``, or ``models.x`` for a module."""
@@ -122,19 +127,30 @@ class Trace:
     """Per module: the names its code that ran looks up."""
     methods: set[str] = field(default_factory=set)
     """``module:Qualname`` prefixes of every class whose method ran."""
+    together: dict[str, list[list[str]]] = field(default_factory=dict)
+    """Per module: the names of each code object that ran, apart (names looked up together)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain data (lists), picklable and printable."""
         return {"executed": sorted(self.executed),
                 "names": {m: sorted(n) for m, n in sorted(self.names.items())},
-                "methods": sorted(self.methods)}
+                "methods": sorted(self.methods), "together": self.together}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Trace:
         """The inverse of :meth:`to_json`."""
         return cls(set(data.get("executed", ())),
                    {m: set(n) for m, n in dict(data.get("names", {})).items()},
-                   set(data.get("methods", ())))
+                   set(data.get("methods", ())), dict(data.get("together", {})))
+
+    def looks_up(self, module: str, name: str, members: tuple[str, ...]) -> bool:
+        """Whether code of ``module`` that ran looks ``name`` up (and, with ``members``, one of
+        them in the same code object)."""
+        if not members:
+            return name in self.names.get(module, ())
+        wanted = set(members)
+        return any(name in names and wanted.intersection(names)
+                   for names in self.together.get(module, ()))
 
 
 class Recorder:
@@ -163,6 +179,8 @@ class Recorder:
         for code, module in self._seen.items():
             trace.executed.add(code_id(code))
             trace.names.setdefault(module, set()).update(code.co_names)
+            if code.co_names:
+                trace.together.setdefault(module, []).append(sorted(code.co_names))
             owner, _, _ = code.co_qualname.rpartition(".")
             if owner and "<locals>" not in owner:
                 trace.methods.add(f"{module}:{owner}")
@@ -188,8 +206,10 @@ def snapshot(folders: Iterable[str], catalogue: Iterable[str]) -> Namespaces:
     return spaces
 
 
-def diff(before: Namespaces, after: Namespaces, folders: Iterable[str]) -> list[Change]:
-    """Every attribute rebound, added or removed between two :func:`snapshot` s."""
+def diff(before: Namespaces, after: Namespaces, folders: Iterable[str],
+         members: bool = False) -> list[Change]:
+    """Every attribute rebound, added or removed between two :func:`snapshot` s; with
+    ``members``, what a stand-in for a library module changes of it (:attr:`Change.members`)."""
     content = _Content(folders, ())
     changes: list[Change] = []
     for owner, space in sorted(after.items()):
@@ -204,8 +224,26 @@ def diff(before: Namespaces, after: Namespaces, folders: Iterable[str]) -> list[
                 continue
             code = _code_of(old)
             changes.append(Change(owner, attr, code_id(code) if code is not None
-                                  and content.file(code.co_filename) else ""))
+                                  and content.file(code.co_filename) else "",
+                                  _members(old, new) if members else ()))
     return changes
+
+
+def _members(old: Any, new: Any) -> tuple[str, ...]:
+    """The attributes of library module ``old`` that ``new`` (its stand-in) gives otherwise;
+    ``()`` when ``old`` is not a module or ``new`` is not a stand-in of it."""
+    if not isinstance(old, types.ModuleType) or isinstance(new, types.ModuleType):
+        return ()
+    changed = []
+    for name in dir(old):
+        if name.startswith("__"):
+            continue  # a stand-in's own identity (__doc__, __class__), not what it changes
+        try:
+            if getattr(new, name) is not getattr(old, name):
+                changed.append(name)
+        except Exception:  # an attribute that cannot be read cannot be compared: changed
+            changed.append(name)
+    return tuple(changed)
 
 
 _MISSING = object()
@@ -227,8 +265,9 @@ def reaches(changes: list[Change] | None, trace: Trace) -> str:
         if change.on_class:
             if change.owner in trace.methods or change.attr in every_name:
                 return f"the check used {change.describe()}"
-        elif change.attr in trace.names.get(change.owner, ()):
-            return f"code of {change.owner} that the check ran looks up {change.attr!r}"
+        elif trace.looks_up(change.owner, change.attr, change.members):
+            what = ".".join((change.attr, *change.members[:1]))
+            return f"code of {change.owner} that the check ran looks up {what!r}"
     return ""
 
 

@@ -185,3 +185,30 @@ def test_the_original_called_by_content_code_is_not_the_variants_doing(
         original(1.0)  # content code (here: the test) still holding the original
     finally:
         assert watcher.stop() == ""
+
+
+def test_a_stand_in_for_a_library_module_is_reached_only_through_what_it_changes(
+        content: tuple[ModuleType, ModuleType, list[str]]) -> None:
+    model, _, folders = content
+    trace = _trace(model, folders)  # forward looks up math and sqrt together
+
+    class StandIn:
+        def __init__(self, base: ModuleType, **functions: object) -> None:
+            self._base, self._functions = base, functions
+
+        def __getattr__(self, name: str) -> object:
+            return self._functions.get(name) or getattr(self._base, name)
+
+    def with_stand_in(**functions: object) -> list[Change]:
+        before = snapshot(folders, CATALOGUE)
+        original = model.math
+        model.math = StandIn(original, **functions)
+        try:
+            return diff(before, snapshot(folders, CATALOGUE), folders, members=True)
+        finally:
+            model.math = original
+
+    sqrt_changed = with_stand_in(sqrt=lambda x: x)
+    assert sqrt_changed[0].members == ("sqrt",)
+    assert reaches(sqrt_changed, trace)
+    assert not reaches(with_stand_in(floor=lambda x: x), trace)  # math.floor never looked up
