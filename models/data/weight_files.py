@@ -26,6 +26,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from claimcheck.core import safe_fs
+from claimcheck.core.safe_fs import UnsafeEntry
 from models.data.identity import data_folders, shown_folder
 
 REPOSITORY = "EscVM/Efficient-CapsNet"
@@ -75,11 +77,29 @@ def verify(file: WeightFile, payload: bytes) -> str:
     return ""
 
 
+MAX_WEIGHT_BYTES = 200_000_000
+"""The largest weight file read (the official files are a few MB)."""
+
+
+def _present(base: Path, candidate: Path) -> bool:
+    """Whether ``candidate`` is a regular file reached from the data folder ``base`` without a
+    link (a link inside a data root is never followed out of it: docs/reliability.md)."""
+    try:
+        return safe_fs.is_file(base, candidate)
+    except UnsafeEntry as error:
+        raise ValueError(f"{shown_folder(candidate.parent)}/{candidate.name}: {error.message}"
+                         "; a weight file is read only as a regular file of its data "
+                         "folder") from None
+    except OSError:
+        return False
+
+
 def find_weights(preset: str, folder: str | Path | None = None) -> Path:
     """The verified weight file of ``preset``, or ``DataUnavailable`` naming the fetch command.
 
     A file that is present but fails verification raises ``ValueError``: it is not the
-    official file, so nothing may be measured on it.
+    official file, so nothing may be measured on it. So does a link, device or folder where the
+    file belongs, or a link on the way from the data folder: it is never followed.
     """
     from claimcheck.checks.api import DataUnavailable
 
@@ -89,8 +109,8 @@ def find_weights(preset: str, folder: str | Path | None = None) -> Path:
     folders = data_folders(folder)
     for base in folders:
         candidate = base / SUBFOLDER / file.name
-        if candidate.is_file():
-            problem = verify(file, candidate.read_bytes())
+        if _present(base, candidate):
+            problem = verify(file, safe_fs.read_bytes(base, candidate, MAX_WEIGHT_BYTES))
             if problem:
                 raise ValueError(f"{candidate} is not the official {file.name}: {problem}")
             return candidate
