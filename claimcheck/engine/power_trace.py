@@ -14,10 +14,12 @@ guessed from names:
   code identity of the value it replaced when that value is a content function. A content module
   the variant imported for the first time is a change of the whole module.
 
-:func:`reaches` decides a (claim, variant) pair from the two: a change of a module attribute is
-reached when the replaced function ran, or when code of that module looks the name up; a change
-of a class attribute when the replaced function ran, any method of the class ran, or any content
-code looks the attribute up; a newly imported module when any of its code ran. It errs on the
+:func:`reaches` decides a (claim, variant) pair from the two: a replaced content function is
+reached exactly when it ran; another changed module attribute when code of that module looks the
+name up (for a stand-in of a library module, ``torch`` with its ``softmax`` replaced, the name
+together with a member the stand-in changes); another changed class attribute when any content
+code looks the attribute up (or, for a special method such as an inherited ``__init__``, when any
+method of the class ran); a newly imported module when any of its code ran. It errs on the
 side of running: a variant whose changes cannot be seen (it changed nothing a namespace shows)
 reaches every claim. A pair that is not reached is never run; the same comparison with a listed
 variant is never made (a listed variant always runs).
@@ -256,14 +258,17 @@ def reaches(changes: list[Change] | None, trace: Trace) -> str:
         return "the variant's changes could not be seen, so it runs everywhere"
     every_name = set().union(*trace.names.values()) if trace.names else set()
     for change in changes:
-        if change.old and change.old in trace.executed:
-            return f"the check ran {change.describe()}, which the variant replaces"
+        if change.old:  # a content function replaced: reached exactly when it ran
+            if change.old in trace.executed:
+                return f"the check ran {change.describe()}, which the variant replaces"
+            continue
         if not change.attr:
             if change.owner in trace.names:
                 return f"the check ran code of {change.owner}, which the variant changes"
             continue
         if change.on_class:
-            if change.owner in trace.methods or change.attr in every_name:
+            if change.attr in every_name or (
+                    change.attr.startswith("__") and change.owner in trace.methods):
                 return f"the check used {change.describe()}"
         elif trace.looks_up(change.owner, change.attr, change.members):
             what = ".".join((change.attr, *change.members[:1]))
