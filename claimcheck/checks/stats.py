@@ -112,6 +112,23 @@ class ChanceLevel:
 
 
 @dataclass(frozen=True)
+class Control:
+    """The same figure measured again with another valid random stream (another order and
+    augmentation of the data, or another initialisation), same seeds, same held-out examples.
+
+    ``values`` are its per-seed figures, ``proportions`` and ``chance`` as for the interval it
+    controls. The engine judges it like the run's own figure; a verdict that differs between
+    them depends on the random draw and is "not decided at this budget"
+    (:mod:`claimcheck.verdicts.interval`).
+    """
+
+    label: str
+    values: tuple[float, ...]
+    proportions: tuple[float, ...] = ()
+    chance: tuple[ChanceLevel, ...] = ()
+
+
+@dataclass(frozen=True)
 class Interval:
     """A mean over seeds with its confidence interval, and everything needed to recompute it.
 
@@ -135,6 +152,7 @@ class Interval:
     scale: float = 100.0
     bounds: tuple[float, float] | None = None
     chance: tuple[ChanceLevel, ...] = field(default_factory=tuple)
+    controls: tuple[Control, ...] = field(default_factory=tuple)
 
     @property
     def method(self) -> str:
@@ -158,6 +176,13 @@ class Interval:
                              proportions=[statistics.fmean(entry.values) / 100.0],
                              n=entry.n or self.n, scale=100.0, bounds=(0.0, 100.0))
 
+    def control_intervals(self) -> list[tuple[str, Interval]]:
+        """Each control's own interval, at this interval's level and on its examples."""
+        return [(control.label, seed_interval(
+            control.values, self.level, proportions=control.proportions, n=self.n,
+            scale=self.scale, bounds=self.bounds, chance=control.chance))
+            for control in self.controls]
+
     def without_signal(self, margin: float = 0.1) -> list[str]:
         """The chance-checked proportions whose interval does not clearly beat chance, as
         ``label mean [low, high] vs chance c`` (see :func:`clears_chance`)."""
@@ -175,20 +200,29 @@ class Interval:
         record["values"] = list(self.values)
         record["proportions"] = list(self.proportions)
         record["bounds"] = None if self.bounds is None else list(self.bounds)
-        record["chance"] = [{**asdict(item), "values": list(item.values)}
-                            for item in self.chance]
+        record["chance"] = [_chance_record(item) for item in self.chance]
+        record["controls"] = [{"label": control.label, "values": list(control.values),
+                               "proportions": list(control.proportions),
+                               "chance": [_chance_record(item) for item in control.chance]}
+                              for control in self.controls]
         record["method"] = self.method
         return record
+
+
+def _chance_record(item: ChanceLevel) -> dict[str, Any]:
+    return {**asdict(item), "values": list(item.values)}
 
 
 def seed_interval(values: Sequence[float], level: float = DEFAULT_LEVEL, *,
                   proportions: Sequence[float] = (), n: int | None = None, scale: float = 100.0,
                   bounds: tuple[float, float] | None = None,
-                  chance: Sequence[ChanceLevel] = ()) -> Interval:
+                  chance: Sequence[ChanceLevel] = (),
+                  controls: Sequence[Control] = ()) -> Interval:
     """The interval of the mean of ``values`` (see the module docstring for the statistics).
 
     ``proportions`` with ``n`` add the binomial part of each (in ``scale`` units); ``bounds``
-    clip the interval to the figure's possible range (``(0, 100)`` for a percentage).
+    clip the interval to the figure's possible range (``(0, 100)`` for a percentage);
+    ``controls`` are the same figure under other valid random streams (:class:`Control`).
     """
     numbers = [float(v) for v in values]
     if not numbers or not all(math.isfinite(v) for v in numbers):
@@ -211,11 +245,17 @@ def seed_interval(values: Sequence[float], level: float = DEFAULT_LEVEL, *,
         low, high = max(low, bounds[0]), min(high, bounds[1])
     interval = Interval(mean=mean, low=low, high=high, level=level, std=std, k=k, df=df,
                         values=tuple(numbers), proportions=tuple(float(p) for p in proportions),
-                        n=n, scale=scale, bounds=bounds, chance=tuple(chance))
+                        n=n, scale=scale, bounds=bounds, chance=tuple(chance),
+                        controls=tuple(controls))
     for entry in interval.chance:  # refuse, now, a chance level that could not be judged
         if not (entry.n or n):
             raise ValueError(f"chance level {entry.label!r} needs the number of examples n")
         interval.chance_interval(entry)
+    for control in interval.controls:  # and a control that could not be
+        if len(control.values) != k:
+            raise ValueError(f"control {control.label!r} has {len(control.values)} values for "
+                             f"{k} seeds")
+    interval.control_intervals()
     return interval
 
 
@@ -247,17 +287,24 @@ def interval_from_record(record: Any, level: float | None = None) -> Interval | 
         n = record.get("n")
         bounds_raw = record.get("bounds")
         bounds = None if bounds_raw is None else (float(bounds_raw[0]), float(bounds_raw[1]))
-        chance = [ChanceLevel(str(entry["label"]), float(entry["chance"]),
-                              _strict_bool(entry["higher_is_better"]),
-                              tuple(float(v) for v in entry["values"]),
-                              None if entry.get("n") is None else int(entry["n"]))
-                  for entry in record.get("chance") or ()]
+        chance = [_chance_from(entry) for entry in record.get("chance") or ()]
+        controls = [Control(str(entry["label"]), tuple(float(v) for v in entry["values"]),
+                            tuple(float(p) for p in entry.get("proportions") or ()),
+                            tuple(_chance_from(item) for item in entry.get("chance") or ()))
+                    for entry in record.get("controls") or ()]
         return seed_interval(
             values, level if level is not None else stored_level, proportions=proportions,
             n=int(n) if n is not None else None, scale=float(record.get("scale", 100.0)),
-            bounds=bounds, chance=chance)
+            bounds=bounds, chance=chance, controls=controls)
     except (KeyError, TypeError, ValueError, IndexError, OverflowError):
         return None
+
+
+def _chance_from(entry: Mapping[str, Any]) -> ChanceLevel:
+    return ChanceLevel(str(entry["label"]), float(entry["chance"]),
+                       _strict_bool(entry["higher_is_better"]),
+                       tuple(float(v) for v in entry["values"]),
+                       None if entry.get("n") is None else int(entry["n"]))
 
 
 def _strict_bool(value: Any) -> bool:

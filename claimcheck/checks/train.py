@@ -10,6 +10,10 @@ expects the plain dict described in docs/architecture.md, "Trainer contract". It
   confidence``, :mod:`claimcheck.checks.stats`): seed spread plus, when the trainer says the figure
   is a percentage of ``evaluation.examples`` held-out examples, the binomial error of that set;
   with the trainer's ``evaluation.chance``, the verdict can say "no signal at this budget";
+* records the trainer's optional ``controls`` (the same seeds under other valid random streams:
+  another data order and augmentation, another initialisation) in the interval, so that the
+  engine, not the check, decides whether the verdict depends on the random draw ("not decided
+  at this budget", :mod:`claimcheck.verdicts.interval`);
 * takes ``fidelity`` and the data identity from the trainer (``exact`` only for the paper's own
   protocol);
 * writes ``curve.json`` (the full result) and ``curve.svg`` (loss and metric per epoch, one line
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, register_check
-from claimcheck.checks.stats import ChanceLevel, Interval, seed_interval
+from claimcheck.checks.stats import ChanceLevel, Control, Interval, seed_interval
 from claimcheck.core import strict_json
 
 REQUIRED_KEYS = ("metric", "per_seed", "seeds", "curves", "device", "data", "fidelity", "details")
@@ -60,6 +64,16 @@ def validate_result(result: Any) -> dict[str, Any]:
             f"per_seed must be a non-empty list of finite numbers: {per_seed!r}")
     if len(result["seeds"]) != len(per_seed):
         raise TrainerResultError("seeds and per_seed differ in length")
+    controls = result.get("controls", [])
+    if not isinstance(controls, Sequence) or isinstance(controls, str) or not all(
+        isinstance(c, Mapping) and isinstance(c.get("label"), str)
+        and isinstance(c.get("per_seed"), Sequence) and len(c["per_seed"]) == len(per_seed)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in c["per_seed"])
+        for c in controls
+    ):
+        raise TrainerResultError("controls must be a list of {label, per_seed} with one finite "
+                                 "number per seed")
     if result["fidelity"] not in ("exact", "proxy"):
         raise TrainerResultError(f"fidelity must be 'exact' or 'proxy', got {result['fidelity']!r}")
     data = result["data"]
@@ -76,8 +90,11 @@ def summary_line(result: Mapping[str, Any]) -> str:
     data = result["data"]
     schedule = result.get("schedule") or {}
     schedule_text = schedule.get("name", "?") if isinstance(schedule, Mapping) else str(schedule)
+    controls = "".join(
+        f"; control with {c['label']}: mean {statistics.fmean(float(v) for v in c['per_seed']):.4g}"
+        f" {[float(v) for v in c['per_seed']]}" for c in result.get("controls", []))
     return (f"{result['metric']} mean {statistics.fmean(values):.4g} ± {spread:.2g} (std over "
-            f"{len(values)} seed(s); {seeds}); data {data['name']} [{data['split']}; "
+            f"{len(values)} seed(s); {seeds}){controls}; data {data['name']} [{data['split']}; "
             f"{data['size']} images; {data['origin']}]; schedule {schedule_text}; device "
             f"{result['device']}")
 
@@ -113,7 +130,7 @@ def write_curve_svg(result: Mapping[str, Any], path: Path) -> None:
 @register_check("train", tier="train")
 def train_check(ctx: CheckContext) -> Evidence:
     """Run the configured trainer on the claim's args; see the module docstring."""
-    from claimcheck.checks.resolve import load_callable
+    from claimcheck.checks.resolve import load_callable, load_configured
     from claimcheck.trust.roles import Role
 
     args = dict(ctx.args)
@@ -121,7 +138,7 @@ def train_check(ctx: CheckContext) -> Evidence:
     if named is not None:  # a card's choice: it must be a trainer marked @trainer
         trainer = load_callable(str(named), ctx.config, Role.TRAINER)
     else:
-        trainer = load_callable(ctx.config.trainer, ctx.config)
+        trainer = load_configured(ctx.config, "trainer")  # "No trainer: ...", as lint says
     started = time.perf_counter()
     result = validate_result(trainer(args, ctx))
     elapsed = time.perf_counter() - started
@@ -154,17 +171,30 @@ def train_check(ctx: CheckContext) -> Evidence:
 
 
 def result_interval(result: Mapping[str, Any], level: float) -> Interval:
-    """The confidence interval of the mean of ``per_seed`` (see the module docstring)."""
+    """The confidence interval of the mean of ``per_seed`` (see the module docstring), with
+    the trainer's ``controls``: the same seeds under other valid random streams, each judged by
+    the engine beside the run's own figure."""
     values = [float(v) for v in result["per_seed"]]
+    others = [(str(c["label"]), [float(v) for v in c["per_seed"]])
+              for c in result.get("controls", [])]
     evaluation = result.get("evaluation")
     if not isinstance(evaluation, Mapping) or not evaluation.get("percent"):
-        return seed_interval(values, level)
+        return seed_interval(values, level, controls=[
+            Control(label, tuple(figures)) for label, figures in others])
     examples = evaluation.get("examples")
     if not isinstance(examples, int) or isinstance(examples, bool) or examples < 1:
         raise TrainerResultError(f"evaluation.examples must be a positive int: {examples!r}")
-    chance = []
-    if isinstance(evaluation.get("chance"), int | float):
-        chance.append(ChanceLevel(f"held-out {result['metric']}", float(evaluation["chance"]),
-                                  bool(evaluation.get("higher_is_better", True)), tuple(values)))
-    return seed_interval(values, level, proportions=[statistics.fmean(values) / 100.0],
-                         n=examples, scale=100.0, bounds=(0.0, 100.0), chance=chance)
+
+    def chance(figures: list[float]) -> list[ChanceLevel]:
+        if not isinstance(evaluation.get("chance"), int | float):
+            return []
+        return [ChanceLevel(f"held-out {result['metric']}", float(evaluation["chance"]),
+                            bool(evaluation.get("higher_is_better", True)), tuple(figures))]
+
+    def share(figures: list[float]) -> tuple[float]:
+        return (statistics.fmean(figures) / 100.0,)
+
+    controls = [Control(label, tuple(figures), share(figures), tuple(chance(figures)))
+                for label, figures in others]
+    return seed_interval(values, level, proportions=share(values), n=examples, scale=100.0,
+                         bounds=(0.0, 100.0), chance=chance(values), controls=controls)

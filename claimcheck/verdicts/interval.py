@@ -18,6 +18,11 @@ without re-running them. Then, in order:
    lies wholly outside; otherwise *unverified*, "inconclusive", with the interval in the reason.
    Proxy evidence for a claim without ``accept_proxy`` stays unverified, saying what it would
    have meant, as for a single measurement.
+4. **Controls.** When the record carries controls (the same seeds trained with another valid
+   random stream, :class:`claimcheck.checks.stats.Control`), each is judged by 1-3 too; if any
+   outcome differs from the run's own, the verdict is *unverified*, "not decided at this
+   budget", with both intervals: a verdict must not depend on the random draw. This comes
+   before the proxy rule.
 
 A record whose mean disagrees with the stored ``measured`` is refused (a hand-edited result).
 """
@@ -96,6 +101,14 @@ def judge_interval(claim: Claim, evidence: Evidence, fidelity: Fidelity,
                           f"measured {shown}")
     outcome = decide(interval, band)
     wanted = band_text(expect, band, interval.level)
+    for label, other in interval.control_intervals():  # the same seeds, another random stream
+        theirs = "no signal" if other.without_signal() else decide(other, band)
+        if theirs != outcome:
+            return unverified(
+                f"not decided at this budget: {outcome} with the run's own random streams "
+                f"({shown}) but {theirs} with {label} ({other.text()}) against the expectation "
+                f"({wanted}); the verdict depends on the random draw, and more seeds, more "
+                "held-out examples or a larger budget would settle it")
     if fidelity is Fidelity.PROXY and not claim.accept_proxy:
         would = {"verified": "meet expect", "contradicted": "violate expect",
                  "inconclusive": "be inconclusive against expect"}[outcome]

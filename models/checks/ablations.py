@@ -173,7 +173,7 @@ def pose_vs_length_under_shift(ctx: CheckContext) -> Evidence:
     spec = dict(TrainSpecArgs.of(ctx).train)
     if not spec:
         raise ValueError("pose_vs_length_under_shift needs args.train: a train spec")
-    trained = train_seeds(spec, ctx, keep_models=True)
+    trained = train_seeds(spec, ctx, keep_models=True, controls=False)
     held = trained.held_out
     ratios, rows = [], []
     for seed, model in zip(trained.result["seeds"], trained.models, strict=True):

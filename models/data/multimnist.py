@@ -113,8 +113,10 @@ class MultiMnistSource:
                    f"{inner.split}"),
             extra=extra)
 
-    def train_epoch(self, seed: int, epoch: int) -> MultiMnistArrays:
-        rng = np.random.default_rng([seed, epoch, 1])
+    def train_epoch(self, seed: int, epoch: int, stream: int = 0) -> MultiMnistArrays:
+        """The training pairs of ``epoch``; ``stream`` > 0 draws them from another valid random
+        stream of the same seed (the trainer's controls)."""
+        rng = np.random.default_rng([seed, epoch, 1] + ([stream] if stream else []))
         return make_multimnist(self.base.train_images, self.base.train_labels,
                                self.train_pairs_per_image, self.shift, rng)
 

@@ -9,7 +9,10 @@ right when its two longest capsules are exactly its two labels (``both``, §6.2)
 point for each label among the two longest (``per_digit``, the Efficient-CapsNet code).
 
 Determinism: the model is built under ``torch.manual_seed(seed)`` in a forked RNG, and shuffling
-and augmentation draw from ``numpy.random.default_rng([seed, epoch])``; on CPU two runs with the
+and augmentation draw from ``numpy.random.default_rng([seed, epoch])``. Those are random stream 0
+of each kind; ``LoopSettings.data_stream`` and ``init_stream`` select another valid stream of the
+same seed (:func:`data_rng`, :func:`init_seed`), which the trainer uses for its controls (a
+verdict must not depend on the draw: ``models.training.run``). On CPU two runs with the
 same seed give identical losses and metrics, whatever the machine's speed: nothing in the loop
 reads the clock except to report throughput and to enforce an optional safety-net deadline.
 Across machines, identical figures also need the same torch build and thread count (float
@@ -80,6 +83,23 @@ class LoopSettings:
     multi_accuracy: str = "both"
     eval_batch: int = 256
     compile: bool = False  # torch.compile each seed's model (models.training.run, ``compile``)
+    data_stream: int = 0  # which random stream orders and augments the data (0: the seed's own)
+    init_stream: int = 0  # which random stream initialises the model (0: the seed's own)
+
+
+def data_rng(seed: int, epoch: int, stream: int = 0) -> np.random.Generator:
+    """The generator that orders and augments epoch ``epoch`` of seed ``seed``: stream 0 is
+    ``default_rng([seed, epoch])``, stream k > 0 ``default_rng([seed, epoch, k])``, an
+    independent stream of the same seed."""
+    return np.random.default_rng([seed, epoch] + ([stream] if stream else []))
+
+
+def init_seed(seed: int, stream: int = 0) -> int:
+    """The torch seed that initialises seed ``seed``'s model: ``seed`` itself for stream 0,
+    else a number drawn from ``SeedSequence([seed, stream])`` (never another seed's own)."""
+    if not stream:
+        return seed
+    return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
 
 
 def check_deadline(settings: LoopSettings, run: SeedRun, where: str) -> None:
@@ -216,7 +236,7 @@ def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], 
     from models.training import resume
 
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        torch.manual_seed(init_seed(seed, settings.init_stream))
         model = build().to(settings.device)
         if settings.compile:
             model.compile()  # in place: parameter names and checkpoints are unchanged
@@ -258,9 +278,9 @@ def run_seed(build: Callable[[], torch.nn.Module], train_epoch: Callable[[int], 
 def train_one_epoch(model: torch.nn.Module, optimizer: torch.optim.Optimizer, data: Arrays,
                     schedule: Schedule, batches: Batches, settings: LoopSettings, run: SeedRun,
                     epoch: int, step: int) -> int:
-    """One pass over ``data`` in the order ``default_rng([seed, epoch])`` draws; appends the
-    epoch's curve row to ``run`` (accuracy filled in by the caller) and returns the step."""
-    rng = np.random.default_rng([run.seed, epoch])
+    """One pass over ``data`` in the order :func:`data_rng` draws; appends the epoch's curve row
+    to ``run`` (accuracy filled in by the caller) and returns the step."""
+    rng = data_rng(run.seed, epoch, settings.data_stream)
     for group in optimizer.param_groups:
         group["lr"] = schedule.lr_at(epoch, step)
     model.train()

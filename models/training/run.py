@@ -72,12 +72,13 @@ from claimcheck import trainer
 from models.training.summary import (
     evaluation_record,
     fidelity_reasons,
+    final_metric,
     multi_accuracy_rule,
     summarise,
 )
 
-__all__ = ["BUDGET_DEFAULTS", "TrainedSeeds", "effective_spec", "fidelity_reasons",
-           "run_training", "seed_list", "train_seeds"]
+__all__ = ["BUDGET_DEFAULTS", "CONTROL_STREAMS", "TrainedSeeds", "effective_spec",
+           "fidelity_reasons", "run_training", "seed_list", "stream_label", "train_seeds"]
 
 BUDGET_DEFAULTS: dict[str, dict[str, Any]] = {
     "smoke": {"epochs": 1, "train_size": 1000, "eval_size": 500, "seeds": 3,
@@ -95,6 +96,16 @@ REMOVED_KEYS = {"time_budget_s": "time_budget_s was removed: a budget is an amou
                                  "(images, epochs, seeds), never a clock; set epochs or "
                                  "train_size instead"}
 METRICS = ("accuracy", "error", "images_per_second")
+# The controls every accuracy or error claim runs beside its own seeds: the same seeds with
+# another valid data stream (order, augmentation, MultiMNIST pairs), then with another valid
+# initialisation stream (models.training.loop.data_rng, init_seed). The engine judges each; a
+# verdict that differs between them is "not decided at this budget" (docs/statistics.md).
+CONTROL_STREAMS: tuple[dict[str, int], ...] = ({"data": 1}, {"init": 1})
+
+
+def stream_label(stream: Mapping[str, int]) -> str:
+    """`` (data stream 1)`` for a control, ``""`` for the run's own streams."""
+    return "".join(f" ({kind} stream {number})" for kind, number in stream.items())
 
 
 def effective_spec(spec: Mapping[str, Any], budget: str) -> dict[str, Any]:
@@ -152,9 +163,11 @@ class TrainedSeeds:
     batches: Any
 
 
-def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) -> TrainedSeeds:
+def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False,
+                controls: bool = True) -> TrainedSeeds:
     """:func:`run_training`, keeping every seed's trained model when asked (for checks that
-    probe trained networks, such as the equivariance ablation)."""
+    probe trained networks, such as the equivariance ablation); ``controls=False`` trains only
+    the run's own random streams (the result's ``controls`` list is then empty)."""
     import torch
 
     from models.data import LabelledSplits, load_dataset
@@ -196,7 +209,7 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
         identity = base.identity
         fixed = Arrays(base.train_images, base.train_labels)
 
-        def train_data(seed: int) -> Any:
+        def train_data(seed: int, stream: int = 0) -> Any:
             return lambda epoch: fixed
 
         held_out_for = {s: Arrays(base.eval_images, base.eval_labels) for s in seeds}
@@ -204,9 +217,9 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
         multi = replace(source, base=base)
         identity = multi.identity
 
-        def train_data(seed: int) -> Any:
+        def train_data(seed: int, stream: int = 0) -> Any:
             def epoch_arrays(epoch: int) -> Arrays:
-                pairs = multi.train_epoch(seed, epoch)
+                pairs = multi.train_epoch(seed, epoch, stream)
                 return Arrays(pairs.images, pairs.labels, pairs.components)
             return epoch_arrays
 
@@ -227,22 +240,40 @@ def train_seeds(spec: Mapping[str, Any], ctx: Any, keep_models: bool = False) ->
                         multi_accuracy=multi_accuracy_rule(settings),
                         compile=bool(settings.get("compile", False)))
     reuse_freed_memory()  # no page faults per step; see models.training.allocator
-    runs = []
-    for index, seed in enumerate(seeds):
-        def report(message: str, fraction: float | None, index: int = index) -> None:
-            overall = None if fraction is None else (index + fraction) / len(seeds)
-            ctx.progress(message, overall)
+    streams: list[dict[str, int]] = [{}]
+    if controls and settings["metric"] != "images_per_second":
+        streams += CONTROL_STREAMS
+    runs_per_stream: list[list[Any]] = []
+    for turn, stream in enumerate(streams):
+        stream_loop = replace(loop, data_stream=stream.get("data", 0),
+                              init_stream=stream.get("init", 0))
+        runs = []
+        for index, seed in enumerate(seeds):
+            done = turn * len(seeds) + index
 
-        runs.append(run_seed(
-            lambda: build_model(settings["model"], settings["preset"], **overrides),
-            train_data(seed), held_out_for[seed], schedule, batches, loop, seed, report,
-            label=f"seed {seed}", keep_model=keep_models or index == 0,
-            checkpoint=checkpoint_path(settings, schedule.describe(), seed, device)))
+            def report(message: str, fraction: float | None, done: int = done) -> None:
+                overall = None if fraction is None else (done + fraction) / (
+                    len(seeds) * len(streams))
+                ctx.progress(message, overall)
+
+            keyed = {**settings, "random_stream": stream} if stream else settings
+            runs.append(run_seed(
+                lambda: build_model(settings["model"], settings["preset"], **overrides),
+                train_data(seed, stream.get("data", 0)), held_out_for[seed], schedule, batches,
+                stream_loop, seed, report, label=f"seed {seed}{stream_label(stream)}",
+                keep_model=not stream and (keep_models or index == 0),
+                checkpoint=checkpoint_path(keyed, schedule.describe(), seed, device)))
+        runs_per_stream.append(runs)
+    runs = runs_per_stream[0]
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     evaluated = len(held_out_for[seeds[0]].labels)
     result = summarise(settings, schedule, identity.as_dict(), base, runs, device, amp,
                        ctx.budget, evaluation_record(settings, base.num_classes, evaluated))
+    result["controls"] = [
+        {"label": stream_label(stream).strip(" ()"), "stream": stream,
+         "per_seed": [final_metric(settings["metric"], run) for run in control]}
+        for stream, control in zip(streams[1:], runs_per_stream[1:], strict=True)]
     result["compile"] = loop.compile
     scratch = getattr(ctx, "scratch", None)
     models = [run.model for run in runs] if keep_models else []

@@ -93,19 +93,21 @@ def fidelity_reasons(settings: Mapping[str, Any], schedule: Any, base: Any, runs
     return reasons
 
 
+def final_metric(metric: str, run: Any) -> float:
+    """One seed's figure for the result: its last held-out accuracy or error (percent, 4
+    decimals), or its training throughput."""
+    if metric == "images_per_second":
+        return round(float(run.images_trained / max(run.train_seconds, 1e-9)), 4)
+    return round(float(100.0 - run.accuracy if metric == "error" else run.accuracy), 4)
+
+
 def summarise(settings: Mapping[str, Any], schedule: Any, data: dict[str, Any], base: Any,
               runs: list[Any], device: str, amp: bool, budget: str,
               evaluation: dict[str, Any]) -> dict[str, Any]:
     """The trainer contract's dict (docs/architecture.md, "Trainer contract")."""
     metric = settings["metric"]
     curve_metric = "error" if metric == "error" else "accuracy"
-
-    def final(run: Any) -> float:
-        if metric == "images_per_second":
-            return float(run.images_trained / max(run.train_seconds, 1e-9))
-        return float(100.0 - run.accuracy if metric == "error" else run.accuracy)
-
-    per_seed = [round(final(run), 4) for run in runs]
+    per_seed = [final_metric(metric, run) for run in runs]
     curves = [{"seed": run.seed, "epochs": [
         {**row, "metric": round(100.0 - row["accuracy"] if curve_metric == "error"
                                 else row["accuracy"], 4)} for row in run.epochs]}

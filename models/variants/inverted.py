@@ -271,3 +271,45 @@ def resnet_block_without_final_relu() -> None:
         return self.bn2(self.conv2(out)) + self.shortcut(x)
 
     replace(blocks, "forward", forward)
+
+
+def _chunked_sums(*, keep_remainder: bool, keep_graph: bool) -> Any:
+    """A copy of ``InvertedCapsuleLayer._routed_vote_sums`` with two slips of chunked code:
+    ``keep_remainder=False`` steps over whole chunks only (the last partial chunk is
+    dropped), ``keep_graph=False`` computes each chunk from detached inputs."""
+    layers = module("models.inverted.layers")
+
+    def routed_vote_sums(self: Any, rows: Tensor, weight: Tensor, parents: Tensor) -> Any:
+        n_children, n_rows, groups = rows.shape[:3]
+        per_group = n_children * n_rows * weight.shape[2] * rows.element_size()
+        chunk = groups
+        if rows.device.type == "cpu":
+            chunk = max(1, min(groups, layers.VOTE_CHUNK_BYTES // per_group))
+        stop = groups if keep_remainder else groups - groups % chunk
+        pieces = []
+        for start in range(0, max(stop, chunk), chunk):
+            part = (rows[:, :, start: start + chunk], weight, parents[start: start + chunk])
+            if not keep_graph:
+                part = tuple(tensor.detach() for tensor in part)
+            votes = self.child_major_votes(*part[:2])
+            pieces.append(layers._weighted_vote_sum(votes, part[2], self.scale))
+        poses = torch.cat([piece[0] for piece in pieces])
+        return layers.RoutingResult(poses, torch.cat([piece[1] for piece in pieces]))
+
+    return routed_vote_sums
+
+
+@wrong_variant
+def routing_chunks_drop_remainder() -> None:
+    """Routing groups split into chunks with ``range(0, groups - groups % chunk, chunk)``: the
+    last partial chunk of images (or output positions) is never routed."""
+    replace(module("models.inverted.layers").InvertedCapsuleLayer, "_routed_vote_sums",
+            _chunked_sums(keep_remainder=False, keep_graph=True))
+
+
+@wrong_variant
+def routing_chunks_detached() -> None:
+    """Each chunk of routing groups computed from detached votes and poses (a ``no_grad``-style
+    memory saving): the values are right, no gradient reaches W_ij or the children."""
+    replace(module("models.inverted.layers").InvertedCapsuleLayer, "_routed_vote_sums",
+            _chunked_sums(keep_remainder=True, keep_graph=False))

@@ -34,6 +34,18 @@ def test_cpu_training_is_deterministic_for_a_seed() -> None:
     assert losses != [[row["loss"] for row in c["epochs"]] for c in other["curves"]]
 
 
+def test_controls_train_the_same_seeds_on_other_random_streams() -> None:
+    messages: list[str] = []
+    result = run_training(TINY, context(messages=messages))
+    controls = result["controls"]
+    assert [c["stream"] for c in controls] == [{"data": 1}, {"init": 1}]
+    assert all(len(c["per_seed"]) == len(result["per_seed"]) for c in controls)
+    assert any("(data stream 1)" in m for m in messages)
+    assert any("(init stream 1)" in m for m in messages)
+    throughput = run_training({**TINY, "metric": "images_per_second"}, context())
+    assert throughput["controls"] == []
+
+
 def test_result_names_data_schedule_seeds_device_and_progress() -> None:
     messages: list[str] = []
     result = run_training({**TINY, "seeds": 2}, context(messages=messages))
