@@ -98,6 +98,7 @@ from claimcheck.checks.declared import (
     field_problems,
     static_declaration,
 )
+from claimcheck.checks.resolve import configured_problem
 from claimcheck.core.config import ProjectConfig
 from claimcheck.core.errors import ClaimcheckError
 from claimcheck.sources.checker import QuoteChecker
@@ -378,12 +379,6 @@ def _args_findings(
     yield from _located_args(loaded, index, args_problems(kind, args, model_catalog(config), facts))
 
 
-_CONFIGURED = {
-    "trainer": ("No trainer", "give `trainer:` in args"),
-    "model_factory": ("No model factory", "name a `factory:` marked @model_factory in args"),
-}
-
-
 def _configured_needs(kind: str, args: dict[str, Any], depth: int = 0) -> set[str]:
     """The ``[tool.claimcheck]`` callables a built-in claim relies on: the trainer for ``train``
     without ``trainer:``, the model factory for a model named by ``model:``."""
@@ -406,16 +401,10 @@ def _configured_findings(
 ) -> Iterator[Finding]:
     """A configured trainer or model factory that verify could not load: named, with the fix."""
     for key in sorted(_configured_needs(check, args)):
-        named = getattr(config, key)
-        try:
-            resolve_reference(named, config, role=None)
-        except ClaimcheckError as exc:
-            what, alternative = _CONFIGURED[key]
-            default = "" if key in config.raw else " (the default)"
+        problem = configured_problem(config, key)
+        if problem is not None:
             line, col = loaded.position("claims", index, "check")
-            yield _error(loaded, line, col,
-                         f"claim '{claim_id}': {what}: set `[tool.claimcheck] {key}` or "
-                         f"{alternative}; `{named}`{default}: {exc.message}", "configured")
+            yield _error(loaded, line, col, f"claim '{claim_id}': {problem}", "configured")
 
 
 def _declared_args_findings(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity, get_builtin, register_check
-from claimcheck.checks.resolve import load_callable
+from claimcheck.checks.resolve import load_callable, load_configured
 from claimcheck.trust.roles import Role
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def build_model(args: Mapping[str, Any], ctx: CheckContext) -> torch.nn.Module:
         model = factory(**kwargs)
         named = _text(args, "factory")
     elif "model" in args:
-        builder = load_callable(ctx.config.model_factory, ctx.config)
+        builder = load_configured(ctx.config, "model_factory")
         model = builder(_text(args, "model"), _text(args, "preset"), **kwargs)
         named = f"{args['model']} ({args['preset']})"
     else:

@@ -19,7 +19,7 @@ from claimcheck.checks.api import CheckFunction, get_builtin
 from claimcheck.checks.declared import checked_call
 from claimcheck.checks.markers import marker_of
 from claimcheck.core.config import ProjectConfig
-from claimcheck.core.errors import CheckReferenceError
+from claimcheck.core.errors import CheckReferenceError, ClaimcheckError
 from claimcheck.trust.boundary import refusal_rule, resolve_reference, role_noun
 from claimcheck.trust.references import is_reference
 from claimcheck.trust.roles import Role
@@ -58,6 +58,35 @@ def load_callable(
             f"{refusal_rule(config, role)}"
         )
     return cast(Callable[..., Any], target)
+
+
+_CONFIGURED = {
+    "trainer": ("No trainer", "give `trainer:` in args"),
+    "model_factory": ("No model factory", "name a `factory:` marked @model_factory in args"),
+}
+
+
+def configured_problem(config: ProjectConfig, key: str) -> str | None:
+    """Why the ``[tool.claimcheck]`` callable ``key`` (``trainer``, ``model_factory``) cannot be
+    loaded, worded with its fix (lint and verify say the same); ``None`` when it resolves."""
+    named = str(getattr(config, key))
+    try:
+        resolve_reference(named, config, role=None)
+    except ClaimcheckError as error:
+        what, alternative = _CONFIGURED[key]
+        default = "" if key in config.raw else " (the default)"
+        return (f"{what}: set `[tool.claimcheck] {key}` or {alternative}; `{named}`{default}: "
+                f"{error.message}")
+    return None
+
+
+def load_configured(config: ProjectConfig, key: str) -> Callable[..., Any]:
+    """The ``[tool.claimcheck]`` callable ``key``, or :class:`CheckReferenceError` naming the
+    fix (:func:`configured_problem`)."""
+    problem = configured_problem(config, key)
+    if problem is not None:
+        raise CheckReferenceError(problem)
+    return load_callable(str(getattr(config, key)), config)
 
 
 def claim_tier(claim: Claim) -> Tier:

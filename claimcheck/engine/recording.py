@@ -162,9 +162,9 @@ def attempt_row(row: ClaimRow, attempt: ClaimRow, kept: Result, because: str) ->
     why it was not stored; an errored attempt still errs (exit code 1)."""
     outcome = "errored" if attempt.errored else attempt.verdict
     said = attempt.reason or f"measured {attempt.measured_text()}"
-    note = (f"this run (budget {attempt.budget}) {outcome}: {said}; not stored: the earlier "
-            f"{kept.verdict.value} result ({kept.timestamp}, budget {kept.budget}) is kept, as "
-            f"this attempt {because}")
+    ran = "" if said in row.reason else f"this run (budget {attempt.budget}) {outcome}: {said}; "
+    note = (f"{ran}not stored: the earlier {kept.verdict.value} result ({kept.timestamp}, budget "
+            f"{kept.budget}) is kept, as this attempt {because}")
     return dataclasses.replace(row, reason="; ".join(p for p in (row.reason, note) if p),
                                error=attempt.error if attempt.errored else None,
                                duration_s=attempt.duration_s)
