@@ -38,6 +38,7 @@ from claimcheck.core.visible import visible
 from claimcheck.store.power_results import PowerStore, VariantRun
 from claimcheck.store.result import Result
 from claimcheck.store.results import ResultStore
+from claimcheck.store.status import ci_remakes
 from claimcheck.verdicts.verdict import format_value
 
 __all__ = ["FLOAT_ABS", "FLOAT_REL", "Committed", "GateReport", "compare", "print_gate",
@@ -82,7 +83,8 @@ def compare(wiki: Wiki, committed: Committed) -> GateReport:
         if before is None or ref is None or ref.claim.check is None:
             continue
         after = store.read(key)
-        if after is not None and after.to_json() == before.to_json():
+        unchanged = after is not None and after.to_json() == before.to_json()
+        if unchanged or not ci_remakes(ref.claim, before.budget):
             report.not_remade.append(f"{key}: not re-made by CI (budget {before.budget})")
             continue
         kept = _kept(before, after)
