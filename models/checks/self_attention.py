@@ -67,12 +67,13 @@ def reference_self_attention(
     return (1.0 - torch.exp(-norm)) * s / norm
 
 
-def build_layer(seed: int, divisor: str = "output") -> Any:
+def build_layer(seed: int, divisor: str = "output", prior: str = "after_softmax") -> Any:
     """A float64 ``SelfAttentionRouting`` with non-zero log priors (zero ones hide their use)."""
     from models.self_attention.routing import SelfAttentionRouting
 
     torch.manual_seed(seed)
-    layer = SelfAttentionRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, divisor=divisor)  # type: ignore[arg-type]
+    layer = SelfAttentionRouting(CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM, divisor=divisor,  # type: ignore[arg-type]
+                                 prior=prior)  # type: ignore[arg-type]
     layer = layer.double()
     with torch.no_grad():
         layer.log_prior.copy_(randn(layer.log_prior.shape, generator(seed + 1), scale=0.3))
@@ -111,9 +112,11 @@ def _router(layer: Any) -> Router:
 
 @dataclass(frozen=True)
 class DivisorArgs(CheckArgs):
-    """``divisor``: the √d of the agreement, of the output (code) or input (paper) capsules."""
+    """``divisor``: the √d of the agreement, of the output (code) or input (paper) capsules;
+    ``prior``: where the layer adds the log priors, ``after_softmax`` (code) or ``logits``."""
 
     divisor: str = "output"
+    prior: str = "after_softmax"
 
 
 @claim_check
@@ -150,10 +153,12 @@ def closed_form_notes(layer: Any, u: Tensor, scale_dim: int) -> list[str]:
     ]
 
 
-def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int) -> list[Any]:
-    """Eqs. 3-6: the output equals the full-Gram reference with priors after the softmax."""
+def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int,
+                        prior: PriorPlacement = "after_softmax") -> list[Any]:
+    """Eqs. 3-6: the output equals the full-Gram reference with the priors where ``prior``
+    says (after the softmax, as the code adds them, by default)."""
     poses, _ = route(u)
-    right = reference_self_attention(u, layer.weight, layer.log_prior, scale_dim)
+    right = reference_self_attention(u, layer.weight, layer.log_prior, scale_dim, prior=prior)
     return [
         at_most(
             f"max |v - reference (full Gram / sqrt({scale_dim}))|",
@@ -166,18 +171,22 @@ def measure_closed_form(route: Router, layer: Any, u: Tensor, scale_dim: int) ->
 @claim_check(args=DivisorArgs)
 def closed_form(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eqs. 3-6; args: ``divisor`` ("output" = √d_{l+1}, the code; "input")."""
-    divisor = DivisorArgs.of(ctx).divisor
+    args = DivisorArgs.of(ctx)
+    divisor, prior = args.divisor, args.prior
     if divisor not in ("input", "output"):
         raise ValueError(f"args.divisor must be 'input' or 'output', got {divisor!r}")
-    layer = build_layer(ctx.seed, divisor)
+    if prior not in ("after_softmax", "logits"):
+        raise ValueError(f"args.prior must be 'after_softmax' or 'logits', got {prior!r}")
+    layer = build_layer(ctx.seed, divisor, prior)
     scale_dim = layer.d_in if divisor == "input" else layer.d_out
     u = sample_children(ctx.seed)
     with torch.no_grad():
-        findings = measure_closed_form(_router(layer), layer, u, scale_dim)
+        findings = measure_closed_form(_router(layer), layer, u, scale_dim,
+                                       "logits" if prior == "logits" else "after_softmax")
         notes = closed_form_notes(layer, u, scale_dim)
     return property_evidence(
         f"SelfAttentionRouting({CHILDREN}×{CHILD_DIM} -> {PARENTS}×{PARENT_DIM}, "
-        f"divisor={divisor}) forward on {BATCH} images against eqs. 3-6",
+        f"divisor={divisor}, prior={prior}) forward on {BATCH} images against eqs. 3-6",
         findings,
         notes,
     )

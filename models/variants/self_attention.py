@@ -40,7 +40,7 @@ KERAS_TRUNC_STD = 0.87962566103423978
 class _Slip:
     """Which port bug :func:`_eqs_4_to_6` makes (all off: the official layer's rule)."""
 
-    priors: str = "as_built"  # "as_built" | "logits" | "ignored"
+    priors: str = "as_built"  # "as_built" | "logits" | "after_softmax" | "ignored"
     divisor_axis: int | None = None  # √ of u_hat.shape[axis] instead of the layer's scale_dim
     detach_total: bool = False  # Σ_k û_{j|k} detached: same scores, other gradients
 
@@ -63,7 +63,8 @@ def _eqs_4_to_6(slip: _Slip) -> Any:
         if slip.divisor_axis is not None:
             scale_dim = u_hat.shape[slip.divisor_axis]
         logits = torch.einsum("bjie,bje->bji", u_hat, total) / math.sqrt(scale_dim)
-        placement = {"as_built": prior, "logits": "logits", "ignored": "none"}[slip.priors]
+        placement = {"as_built": prior, "logits": "logits", "after_softmax": "after_softmax",
+                     "ignored": "none"}[slip.priors]
         if log_prior is not None and placement == "logits":
             logits = logits + log_prior
         coupling = torch.softmax(logits, dim=1)
@@ -117,6 +118,13 @@ def attention_total_detached() -> None:
 def priors_before_softmax() -> None:
     """The log priors B are added to the logits before the softmax, not to its output."""
     _slipped(_Slip(priors="logits"))
+
+
+@wrong_variant
+def prior_option_ignored() -> None:
+    """The layer's ``prior`` option is ignored: the log priors are always added after the
+    softmax, so the paper's reading (``prior="logits"``) silently runs the code's rule."""
+    _slipped(_Slip(priors="after_softmax"))
 
 
 @wrong_variant
