@@ -42,6 +42,7 @@ def placeholder_findings(loaded: LoadedCard) -> Iterator[Finding]:
         if found is None and template is None:
             continue
         col = found.start() + 1 if found is not None else text.index(str(template)) + 1
-        shown = re.sub(r"[\"'\],]+$", "", text[col - 1:].strip())[:80]
+        shown = re.sub(r"[\"'\],]+$", "", text[col - 1:].strip())
+        shown = shown if len(shown) <= 80 else shown[:79].rstrip() + "…"
         yield Finding(Level.WARNING, loaded.display_path, line, col,
                       f"placeholder left by `claimcheck new`: {shown}", "placeholder")
