@@ -9,7 +9,7 @@ from typing import Any
 from torch import nn
 
 from claimcheck import wrong_variant
-from models.variants.patching import Replaced, identity, module, replace
+from models.variants.patching import Replaced, after_init, identity, module, replace
 
 EFFICIENT = "models.self_attention.efficient_capsnet"
 
@@ -164,3 +164,33 @@ def depthwise_window_transposed() -> None:
                         self.dilation, self.groups)
 
     replace(capsules.WindowDepthwiseConv2d, "forward", forward)
+
+
+@wrong_variant
+def resnet_stride_in_second_conv() -> None:
+    """A downsampling BasicBlock strides in its second 3×3 convolution instead of its first
+    (the ResNet v1.5 placement ported into a CIFAR block): same output size, same parameters,
+    but the first convolution runs at full resolution."""
+    resnet = module("models.resnet")
+
+    def moved(block: Any) -> None:
+        stride = block.conv1.stride
+        if stride != (1, 1):
+            block.conv1.stride, block.conv2.stride = (1, 1), stride
+
+    after_init(resnet.BasicBlock, moved)
+
+
+@wrong_variant
+def resnet_torchvision_init() -> None:
+    """torchvision's ResNet initialiser copied into the port: every convolution
+    kaiming_normal_(mode="fan_out", nonlinearity="relu") where the official code keeps
+    PyTorch's default (kaiming_uniform_ with a = √5)."""
+    resnet = module("models.resnet")
+
+    def reinitialised(block: Any) -> None:
+        for layer in block.modules():
+            if isinstance(layer, nn.Conv2d):
+                nn.init.kaiming_normal_(layer.weight, mode="fan_out", nonlinearity="relu")
+
+    after_init(resnet.BasicBlock, reinitialised)
