@@ -14,7 +14,10 @@ CI re-made, and verify exits :attr:`~claimcheck.core.exitcodes.ExitCode.GATE` wh
    :data:`FLOAT_ABS` absolute (float arithmetic differs between CPUs); a ``bench`` claim's
    measurement is a timing of the machine it ran on, so only its verdict and fidelity count.
 4. a committed result that CI tried and could not re-make (the check errored, and the store kept
-   the committed file) differs.
+   the committed file) differs; one whose re-make measured nothing because the data or device
+   is missing here (``DataUnavailable``) is not a difference but "not re-made by CI": the kept
+   file then carries that attempt as its ``last_attempt``, and every published view shows it as
+   unverified (:func:`claimcheck.store.status.not_remade`).
 
 A committed result that CI does not try, because its budget is above what CI runs
 (:data:`claimcheck.store.status.CI_BUDGET`), is not a difference: every published view shows it
@@ -87,7 +90,10 @@ def compare(wiki: Wiki, committed: Committed) -> GateReport:
         if unchanged or not ci_remakes(ref.claim, before.budget):
             report.not_remade.append(f"{key}: not re-made by CI (budget {before.budget})")
             continue
-        kept = _kept(before, after)
+        kept, errored = _kept(before, after)
+        if kept and not errored:  # no data or device here: shown "not re-made by CI"
+            report.not_remade.append(f"{key}: not re-made by CI: {kept}")
+            continue
         if kept:
             report.differences.append(f"{key}: CI could not re-make it: {kept}")
             continue
@@ -141,18 +147,20 @@ def _power_entry(run: VariantRun) -> _Entry:
     return _Entry(run.verdict, run.fidelity, run.measured, run.interval)
 
 
-def _kept(before: Result, after: Result | None) -> str:
-    """Why CI's re-make did not replace the committed file (``""``: it did): the store keeps a
-    successful result when the attempt fails (:mod:`claimcheck.store.results`), and notes the
-    attempt at the end of its history."""
+def _kept(before: Result, after: Result | None) -> tuple[str, bool]:
+    """Why CI's re-make did not replace the committed file (``""``: it did), and whether the
+    attempt errored: the store keeps a successful result when an attempt fails
+    (:mod:`claimcheck.store.results`), and notes the attempt at the end of its history. An
+    attempt that did not error but measured nothing lacked its data or device here."""
     if after is None:
-        return "no result is stored after the re-make"
+        return "no result is stored after the re-make", True
     unchanged = dataclasses.replace(after, history=before.history,
                                     last_attempt=before.last_attempt)
     if unchanged.to_json() != before.to_json() or not after.history:
-        return ""
+        return "", False
     attempt = after.history[-1]
-    return str(attempt.get("reason") or attempt.get("kept_earlier_result") or "it failed")
+    why = str(attempt.get("reason") or attempt.get("kept_earlier_result") or "it failed")
+    return why, attempt.get("errored") is not False
 
 
 def _bench(claim: Any) -> bool:

@@ -131,12 +131,19 @@ def not_remade(claim: Claim, result: Result) -> Result:
     """``result`` as a published view shows it: the result of a training claim (by the claim's
     check, never the file's ``tier``) made at a budget above :data:`CI_BUDGET`, or at none CI
     knows, is unverified, "not re-made by CI", whatever it says, because CI cannot re-make it
-    and a pull request can commit any such file. (No result is vouched for outside the pull
-    request yet: docs/reliability.md.)"""
-    if ci_remakes(claim, result.budget):
+    and a pull request can commit any such file. So is a result whose last attempt to re-make it
+    measured nothing (CI lacked the data or device: the store kept the file and noted the
+    attempt). (No result is vouched for outside the pull request yet: docs/reliability.md.)"""
+    attempt = result.last_attempt
+    if isinstance(attempt, dict) and attempt.get("measured") is None:
+        why = " ".join(str(attempt.get("reason") or "it measured nothing").split())
+        reason = (f"{NOT_REMADE}: the last attempt to re-make it measured nothing ({why}); "
+                  f"the file says {result.verdict.value}")
+    elif ci_remakes(claim, result.budget):
         return result
-    reason = (f"{NOT_REMADE}: made at budget {result.budget!r}, above the {CI_BUDGET!r} budget "
-              f"CI re-makes; the file says {result.verdict.value}")
+    else:
+        reason = (f"{NOT_REMADE}: made at budget {result.budget!r}, above the {CI_BUDGET!r} "
+                  f"budget CI re-makes; the file says {result.verdict.value}")
     return dataclasses.replace(result, verdict=Verdict.UNVERIFIED, reason=reason)
 
 
