@@ -49,7 +49,8 @@ def test_the_overview_links_each_papers_graph(graph_site: Path) -> None:
     svg = _svg(html)
     assert 'href="claim-graph/2101.12491.html"' in svg
     assert 'href="concepts/routing.html"' in svg  # few citing pages: drawn
-    assert "✓2 ✗1 ?1 ⟳1" in svg
+    # one line per evidence kind, never one count across kinds
+    assert "paper: ✓1" in svg and "our code: ✗1" in svg and "basis?: ✓1 ?1 ⟳1" in svg
 
 
 def test_without_dot_the_graph_pages_keep_their_tables(

@@ -66,7 +66,7 @@ def test_counts_are_kept_apart_by_evidence_kind() -> None:
 
 
 def test_the_paper_glance_links_every_count_and_shows_each_reason() -> None:
-    claims = [_claim("a", "unverified", reason="never run"),
+    claims = [_claim("a", "unverified", reason="never run", statement=HOSTILE + " More."),
               _claim("b", "contradicted", "implementation", reason=HOSTILE),
               _claim("c", "verified", power="catches 1 of 1 listed wrong variants",
                      power_entries=power_entries(_power("caught"), "/r", format_value))]

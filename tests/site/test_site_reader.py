@@ -15,8 +15,8 @@ from claimcheck.cards.wiki import load_wiki
 from claimcheck.core.config import load_config
 from claimcheck.site.inline import inline_markdown
 
-TOOL_PAGES = {"index.html", "verdicts.html"}
-"""The pages about the tool itself, where its commands belong."""
+TOOL_PAGES = {"index.html", "verdicts.html", "authoring.html"}
+"""The pages about the tool itself, where its commands belong (the authoring guide among them)."""
 COMMAND = re.compile(r"\bclaimcheck (?:verify|lint|new|papers|report|status|run|init)\b")
 STATEMENT = re.compile(
     r'<(td|span) data-label="statement" class="cc-statement">(.*?)</td>'
@@ -33,8 +33,8 @@ def _pages(site: Path) -> list[tuple[str, str]]:
 
 def test_no_developer_command_outside_the_tools_pages(repo_site: Path) -> None:
     for name, html in _pages(repo_site):
-        assert "papers fetch" not in html, name
         if name not in TOOL_PAGES:
+            assert "papers fetch" not in html, name
             assert not COMMAND.search(html), f"{name}: {COMMAND.search(html)}"
 
 

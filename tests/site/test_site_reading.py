@@ -39,6 +39,16 @@ _ID = re.compile(r'\bid="([^"]+)"')
 _HREF = re.compile(r'<a\b[^>]*?\bhref="([^"]*)"|xlink:href="([^"]*)"')
 
 
+def _palette(browser: Browser, scheme: str) -> None:
+    """Switch Material's palette to ``scheme`` with its toggle, as a reader does (the choice is
+    kept for the site, so every test sets the one it needs)."""
+    if browser.evaluate("document.body.dataset.mdColorScheme") != scheme:
+        other = "__palette_1" if scheme == "slate" else "__palette_0"
+        browser.evaluate(f"document.querySelector('label[for={other}]').click()")
+        browser.wait_for(f"document.body.dataset.mdColorScheme === '{scheme}'")
+        browser.wait_for("new Promise(done => setTimeout(() => done(true), 600))")
+
+
 @pytest.fixture(scope="module")
 def site_url(repo_site: Path) -> Iterator[str]:
     with serving(repo_site) as url:
@@ -204,14 +214,12 @@ def test_axe_finds_no_serious_violation(browser: Browser, repo_site: Path, site_
     found = {}
     for page in pages:
         browser.navigate(f"{site_url}/{page}")
-        if palette == "dark":
-            browser.evaluate("document.querySelector('label[for=__palette_1]').click()")
-            browser.wait_for("document.body.dataset.mdColorScheme === 'slate'")
-            browser.wait_for("new Promise(done => setTimeout(() => done(true), 600))")
+        _palette(browser, "slate" if palette == "dark" else "default")
         browser.evaluate(axe + ";true")
         violations = browser.evaluate(RUN_AXE)
         if violations:
             found[page] = violations
+    _palette(browser, "default")
     assert found == {}
 
 
@@ -221,12 +229,12 @@ def test_the_dark_palette_sets_the_projects_colours(browser: Browser, site_url: 
     colour = ("getComputedStyle(document.querySelector('.cc-group__title--verified'))"
               ".color")
     browser.navigate(f"{site_url}/{PAPERS[0]}")
+    _palette(browser, "default")
     light = browser.evaluate(colour)
-    browser.evaluate("document.querySelector('label[for=__palette_1]').click()")
-    browser.wait_for("document.body.dataset.mdColorScheme === 'slate'")
+    _palette(browser, "slate")
     dark = browser.evaluate(colour)
+    _palette(browser, "default")
     assert light != dark
-    browser.evaluate("document.querySelector('label[for=__palette_0]').click()")  # back
 
 
 OPEN_EVERY_CARD = """(async () => {
