@@ -118,6 +118,8 @@ def _bundle(task: Task, config: ProjectConfig, spec: dict[str, Any],
         trace = Trace.from_json(traced)
     runs: dict[str, dict[str, Any]] = {}
     unreached: list[str] = []
+    if base.evidence is None:  # nothing to compare a variant with: every run would be undecided
+        return {"base": base, "trace": None, "runs": runs, "unreached": unreached}
     for entry in spec.get("variants", ()):
         name, reference = str(entry["name"]), str(entry["reference"])
         reach = "listed"

@@ -244,7 +244,8 @@ def _store(job: PowerJob, outcome: Outcome, wiki: Wiki, catalogue: Catalogue,
         if entry is None:
             if not candidate.listed:
                 continue  # no trace or no probe: an unlisted variant is simply not tried
-            why = base.reason or "the power run ended before this variant ran"
+            why = ("without the variant the power run's own run gave no measurement: "
+                   f"{base.reason}" if base.reason else "the power run ended before it ran")
             entry = {"outcome": Outcome(gid, None, why, error=why, errored=True), "called": "",
                      "reach": "listed"}
         run = _variant_run(job, candidate, entry, base, wiki)
