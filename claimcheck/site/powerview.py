@@ -14,6 +14,7 @@ so it tells a reader nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,14 @@ if TYPE_CHECKING:
     from claimcheck.site.views import ClaimView
 
 CAUGHT = "caught"
+_COMMAND = re.compile(r"[:;,]?\s*\(?\s*(?:run|see)\s+`claimcheck [^`]*`.*$", re.DOTALL)
+"""How to run a variant (``run `claimcheck verify --power```) is the command line's business;
+the site says only why it has no result."""
+
+
+def reader_note(note: str) -> str:
+    """``note`` without the command a developer would type to act on it."""
+    return _COMMAND.sub("", note).strip()
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,7 @@ def power_entries(
         entries.append(PowerEntry(
             text("name"), text("description"), text("state", "unknown"),
             "—" if measured is None else scrub_paths(shown(measured), root),
-            bool(item.get("listed", True)), text("note") or text("reason"),
+            bool(item.get("listed", True)), reader_note(text("note") or text("reason")),
         ))
     return tuple(entries)
 

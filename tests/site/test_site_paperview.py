@@ -81,6 +81,17 @@ def test_the_paper_glance_links_every_count_and_shows_each_reason() -> None:
     assert "power: catches 1 of 1 listed wrong variant" in html
 
 
+@pytest.mark.parametrize(("note", "shown"), [
+    ("never run: run `claimcheck verify --power`", "never run"),
+    ("never run: run `claimcheck verify --power --budget short` (a training claim's variants "
+     "run at its result's budget)", "never run"),
+    ("the claim's result is stale", "the claim's result is stale"),
+])
+def test_a_variants_note_holds_no_developer_command(note: str, shown: str) -> None:
+    data = {"variants": [{"name": "v", "state": "not run", "note": note}]}
+    assert power_entries(data, "/r", format_value)[0].note == shown
+
+
 def test_power_entries_are_read_generically_and_escaped() -> None:
     data = {"variants": [
         {"name": "v-new", "description": HOSTILE, "state": "no longer a change",
