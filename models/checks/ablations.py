@@ -32,7 +32,7 @@ import numpy as np
 
 from claimcheck import CheckArgs, claim_check
 from claimcheck.checks.api import CheckContext, Evidence, Fidelity
-from claimcheck.checks.stats import ChanceLevel, seed_interval
+from claimcheck.checks.stats import ChanceLevel, Control, seed_interval
 
 SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (-2, 0), (0, 2), (0, -2))
 
@@ -77,6 +77,22 @@ def chance_of(result: Mapping[str, Any], label: str) -> ChanceLevel:
                        tuple(float(v) for v in result["per_seed"]), int(evaluation["examples"]))
 
 
+def paired_controls(first: Mapping[str, Any], second: Mapping[str, Any],
+                    labels: Mapping[str, str]) -> list[Control]:
+    """The difference again under each of the trainer's control streams (both arms trained
+    with the same other stream): the engine judges each beside the run's own."""
+    controls = []
+    for own_a, own_b in zip(first.get("controls", []), second.get("controls", []), strict=True):
+        a = [float(v) for v in own_a["per_seed"]]
+        b = [float(v) for v in own_b["per_seed"]]
+        controls.append(Control(
+            str(own_a["label"]), tuple(y - x for x, y in zip(a, b, strict=True)),
+            (statistics.fmean(a) / 100.0, statistics.fmean(b) / 100.0),
+            (chance_of({**first, "per_seed": a}, labels["a"]),
+             chance_of({**second, "per_seed": b}, labels["b"]))))
+    return controls
+
+
 @claim_check(args=PairedArgs)
 def paired_difference(ctx: CheckContext) -> Evidence:
     """Measured: mean over seeds of metric(b) - metric(a), in percentage points."""
@@ -97,7 +113,8 @@ def paired_difference(ctx: CheckContext) -> Evidence:
     interval = seed_interval(
         differences, ctx.config.confidence,
         proportions=[means["a"] / 100.0, means["b"] / 100.0], n=examples,
-        chance=[chance_of(first, labels["a"]), chance_of(second, labels["b"])])
+        chance=[chance_of(first, labels["a"]), chance_of(second, labels["b"])],
+        controls=paired_controls(first, second, labels))
     metric = first["metric"]
     details = (f"{labels['b']} minus {labels['a']}, held-out {metric} (percentage points), "
                f"per seed {[round(d, 4) for d in differences]}; {labels['a']}: "
