@@ -84,6 +84,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     text = concept.read_text(encoding="utf-8")
     text = re.sub(r"\npapers: \[\].*\n", f'\npapers: ["doi:{DOI}", "openreview:{OPENREVIEW}"]\n',
                   text)
+    text = re.sub(r"One paragraph that says what .*\n", "Parts of a network that vote.\n", text)
     concept.write_text(text.split("## Overview")[0] + CONCEPT_BODY, encoding="utf-8")
     (tmp_path / "wiki" / "index.md").write_text("# Capsules\n")
     return tmp_path
