@@ -96,15 +96,17 @@ def squash_efficient_properties(ctx: CheckContext) -> Evidence:
     return property_evidence(_subject("models.capsules.squash_efficient"), findings)
 
 
-def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool) -> list[Finding]:
+def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool,
+                            length_eps: float = 0.0) -> list[Finding]:
     """Gradients of the squash, against central differences of the same function.
 
     At a zero capsule the gradient must be finite (a NaN there reaches every weight in one
     step). With ``zero_is_smooth`` (eq. 1, whose Jacobian at 0 is 0) it must also equal the
     finite difference there. At 24 vectors with norms from 1e-4 to 25, laid out (4, 6, 16) so a
     norm over the wrong axis shows, ⟨∇L, d⟩ must match (L(s + h·d) − L(s − h·d)) / 2h along
-    random directions d, for L = Σ g·squash(s). The length read-out ‖v‖ (the class score) must
-    have a finite gradient at zero too.
+    random directions d, for L = Σ g·squash(s). The length read-out ‖v‖ (the class score), with
+    the ``length_eps`` the network puts under its square root, must have a finite gradient at
+    zero too.
     """
     from models.capsules import capsule_length
 
@@ -123,7 +125,8 @@ def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool) -> 
     zero = torch.zeros(1, DIM, dtype=DTYPE, requires_grad=True)
     (zero_grad,) = gradients(squash(zero).sum(), (zero,))
     length_leaf = torch.zeros(2, DIM, dtype=DTYPE, requires_grad=True)
-    (length_grad,) = gradients(capsule_length(length_leaf).sum(), (length_leaf,))
+    (length_grad,) = gradients(capsule_length(length_leaf, eps=length_eps).sum(),
+                               (length_leaf,))
     step, worst, scale = 1e-6, 0.0, 0.0
     with torch.no_grad():
         for _ in range(6):
@@ -140,7 +143,7 @@ def measure_squash_gradient(squash: Squash, seed: int, zero_is_smooth: bool) -> 
                 f"max |d squash(0)/ds| = {float(zero_grad.abs().max()):.3g}"),
         at_most("max |<grad, d> - central difference| / scale (norms 1e-4..25, one zero)",
                 worst / max(scale, 1e-12), 1e-5),
-        Finding("gradient of the length |v| at a zero capsule is finite",
+        Finding(f"gradient of the length |v| (eps {length_eps:g}) at a zero capsule is finite",
                 bool(torch.isfinite(length_grad).all()),
                 f"{float(length_grad.abs().max()):.3g}"),
     ]
@@ -162,7 +165,9 @@ def squash_efficient_gradients(ctx: CheckContext) -> Evidence:
     """arxiv:2101.12491 eq. 2: finite gradient at 0, and the gradient equals finite differences
     at norms 1e-4..25."""
     from models.capsules import squash_efficient
+    from models.self_attention.efficient_capsnet import EfficientCapsNetConfig
 
-    findings = measure_squash_gradient(squash_efficient, ctx.seed, zero_is_smooth=False)
+    findings = measure_squash_gradient(squash_efficient, ctx.seed, zero_is_smooth=False,
+                                       length_eps=EfficientCapsNetConfig().length_eps)
     return property_evidence("models.capsules.squash_efficient on 24 16-D vectors (4×6×16, "
                              "float64), one of them zero", findings)

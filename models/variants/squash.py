@@ -93,3 +93,16 @@ def efficient_squash_where_guard() -> None:
     """Eq. 2 guarded with ``torch.where(‖s‖ > 0, ..., 0)``: the value at zero is 0 as it should
     be, but the untaken branch's 0/0 makes the gradient at a zero capsule NaN."""
     _everywhere("squash_efficient", _efficient_where_guarded)
+
+
+def _length_eps_outside(v: Tensor, dim: int = -1, eps: float = 0.0) -> Tensor:
+    return torch.sqrt((v * v).sum(dim=dim)) + eps
+
+
+@wrong_variant
+def length_eps_outside_root() -> None:
+    """The length read-out's ε added outside the square root (√(Σv²) + ε, not √(Σv² + ε)):
+    scores move by about 1e-7, and the gradient at a zero capsule is NaN."""
+    for name in ("models.capsules", "models.dynamic.capsnet",
+                 "models.self_attention.efficient_capsnet"):
+        replace(module(name), "capsule_length", _length_eps_outside)
