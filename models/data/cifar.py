@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import io
 import pickle
-import stat
 import tarfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from models.data import data_files
 from models.data.identity import DataIdentity, LabelledSplits, data_folders, unavailable
 
 
@@ -98,33 +98,29 @@ def _verified(layout: CifarLayout, member: str, payload: bytes, where: Path) -> 
     return payload
 
 
-def _read_regular(path: Path) -> bytes:
-    """A regular file's bytes, at most :data:`MAX_BATCH_BYTES` (a device or FIFO is refused)."""
-    found = path.stat()
-    if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_BATCH_BYTES:
-        raise ValueError(f"{path}: not a regular file of at most {MAX_BATCH_BYTES:,} bytes")
-    with path.open("rb") as handle:
-        return handle.read(MAX_BATCH_BYTES + 1)
-
-
 def _member_reader(layout: CifarLayout, folders: list[Path]) -> tuple[Callable[[str], bytes], Path]:
     """A function reading one batch by name, from the extracted folder or the archive."""
     for folder in folders:
         extracted = folder / layout.folder
-        if all((extracted / m).is_file() for m in layout.train_members + layout.test_members):
-            def from_folder(member: str, extracted: Path = extracted) -> bytes:
+        members = layout.train_members + layout.test_members
+        if all(data_files.present(folder, extracted / m) for m in members):
+            def from_folder(member: str, folder: Path = folder,
+                            extracted: Path = extracted) -> bytes:
                 path = extracted / member
-                return _verified(layout, member, _read_regular(path), path)
+                return _verified(layout, member,
+                                 data_files.read(folder, path, MAX_BATCH_BYTES), path)
 
             return from_folder, extracted
         archive = folder / layout.archive
-        if archive.is_file():
-            digest = _md5(archive.read_bytes())
+        if data_files.present(folder, archive):
+            payload = data_files.read(folder, archive, MAX_BATCH_BYTES, gunzip=False)
+            digest = _md5(payload)
             if digest != layout.archive_md5:
                 raise ValueError(f"{archive}: MD5 {digest}, expected {layout.archive_md5}")
 
-            def from_archive(member: str, archive: Path = archive) -> bytes:
-                with tarfile.open(archive, "r:gz") as tar:
+            def from_archive(member: str, archive: Path = archive,
+                             payload: bytes = payload) -> bytes:
+                with tarfile.open(fileobj=io.BytesIO(payload), mode="r:gz") as tar:
                     handle = tar.extractfile(f"{layout.folder}/{member}")
                     if handle is None:
                         raise ValueError(f"{archive}: {member} missing")

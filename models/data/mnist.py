@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import struct
 import urllib.error
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from models.data import data_files
 from models.data.identity import (
     DataIdentity,
     LabelledSplits,
@@ -86,11 +86,11 @@ def load_mnist_5k() -> LabelledSplits:
     )
 
 
-def read_idx(path: Path) -> np.ndarray:
-    """Parse an IDX file (big-endian magic ``0x0000 08 ndim``, then the dimensions, then uint8)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        raw = handle.read()
+def read_idx(path: Path, base: Path | None = None) -> np.ndarray:
+    """Parse an IDX file (big-endian magic ``0x0000 08 ndim``, then the dimensions, then uint8),
+    read as a regular file of the data folder ``base`` (default: its own folder), never through
+    a link (:mod:`models.data.data_files`)."""
+    raw = data_files.read(path.parent if base is None else base, path)
     zero, dtype_code, ndim = struct.unpack(">HBB", raw[:4])
     if zero != 0 or dtype_code != 0x08:
         raise ValueError(f"{path}: not an unsigned-byte IDX file")
@@ -101,13 +101,9 @@ def read_idx(path: Path) -> np.ndarray:
     return data.reshape(dims)
 
 
-def _find_idx(stem: str, folders: list[Path]) -> Path | None:
-    for folder in folders:
-        for candidate in (folder / stem, folder / f"{stem}.gz", folder / "mnist" / stem,
-                          folder / "mnist" / f"{stem}.gz", folder / "MNIST" / "raw" / stem):
-            if candidate.is_file():
-                return candidate
-    return None
+def _find_idx(stem: str, folders: list[Path]) -> tuple[Path, Path] | None:
+    return data_files.find(folders, (stem, f"{stem}.gz", f"mnist/{stem}", f"mnist/{stem}.gz",
+                                     f"MNIST/raw/{stem}"))
 
 
 def load_mnist(folder: str | Path | None = None) -> LabelledSplits:
@@ -117,12 +113,12 @@ def load_mnist(folder: str | Path | None = None) -> LabelledSplits:
     found = {key: path for key, path in paths.items() if path is not None}
     if len(found) != len(paths):
         raise unavailable("mnist (IDX files)", folders)
-    arrays = {key: read_idx(path) for key, path in found.items()}
+    arrays = {key: read_idx(path, base) for key, (base, path) in found.items()}
     identity = DataIdentity(
         name="mnist",
         split="train 60000 / test 10000 (official split)",
         size=len(arrays["train_labels"]) + len(arrays["test_labels"]),
-        origin=f"MNIST IDX files from {found['train_images'].parent}",
+        origin=f"MNIST IDX files from {found['train_images'][1].parent}",
     )
     return LabelledSplits(
         train_images=arrays["train_images"][:, None],

@@ -15,12 +15,12 @@ Efficient-CapsNet code; random or centre crops belong to the training transform.
 
 from __future__ import annotations
 
-import gzip
 import struct
 from pathlib import Path
 
 import numpy as np
 
+from models.data import data_files
 from models.data.identity import DataIdentity, LabelledSplits, data_folders, unavailable
 
 FILES = {
@@ -32,10 +32,10 @@ FILES = {
 MAGIC_DTYPES = {0x1E3D4C55: np.uint8, 0x1E3D4C54: np.int32}
 
 
-def read_norb_matrix(path: Path) -> np.ndarray:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        raw = handle.read()
+def read_norb_matrix(path: Path, base: Path | None = None) -> np.ndarray:
+    """Parse a NORB binary matrix file, read as a regular file of the data folder ``base``
+    (default: its own folder), never through a link (:mod:`models.data.data_files`)."""
+    raw = data_files.read(path.parent if base is None else base, path)
     magic, ndim = struct.unpack("<ii", raw[:8])
     if magic not in MAGIC_DTYPES:
         raise ValueError(f"{path}: unknown NORB magic {magic:#x}")
@@ -47,13 +47,9 @@ def read_norb_matrix(path: Path) -> np.ndarray:
     return data.reshape(dims)
 
 
-def _find(stem: str, folders: list[Path]) -> Path | None:
-    for folder in folders:
-        for candidate in (folder / stem, folder / f"{stem}.gz", folder / "smallnorb" / stem,
-                          folder / "smallnorb" / f"{stem}.gz"):
-            if candidate.is_file():
-                return candidate
-    return None
+def _find(stem: str, folders: list[Path]) -> tuple[Path, Path] | None:
+    return data_files.find(folders, (stem, f"{stem}.gz", f"smallnorb/{stem}",
+                                     f"smallnorb/{stem}.gz"))
 
 
 def _resize(images: np.ndarray, size: int) -> np.ndarray:
@@ -75,7 +71,7 @@ def load_smallnorb(folder: str | Path | None = None, size: int | None = None) ->
     found = {key: path for key, path in paths.items() if path is not None}
     if len(found) != len(paths):
         raise unavailable("smallnorb", folders)
-    arrays = {key: read_norb_matrix(path) for key, path in found.items()}
+    arrays = {key: read_norb_matrix(path, base) for key, (base, path) in found.items()}
     train_x, test_x = arrays["train_images"], arrays["test_images"]
     if size is not None and size != train_x.shape[-1]:
         train_x, test_x = _resize(train_x, size), _resize(test_x, size)
@@ -83,7 +79,7 @@ def load_smallnorb(folder: str | Path | None = None, size: int | None = None) ->
         name="smallnorb",
         split=f"train {len(train_x)} / test {len(test_x)} (official split)",
         size=len(train_x) + len(test_x),
-        origin=f"NYU smallNORB matrix files from {found['train_images'].parent}",
+        origin=f"NYU smallNORB matrix files from {found['train_images'][1].parent}",
         extra={"image_size": int(train_x.shape[-1])})
     return LabelledSplits(train_x, arrays["train_labels"].astype(np.int64), test_x,
                           arrays["test_labels"].astype(np.int64), identity, eval_is_test=True,
