@@ -32,7 +32,7 @@ from models.checks.common import Finding, at_most, generator, property_evidence,
 from models.checks.gradients import gradients
 
 BATCH, CHILDREN, CHILD_DIM, PARENTS, PARENT_DIM = 2, 9, 3, 4, 5
-STEP = 1e-5
+STEP = 1e-6
 DIRECTIONS = 3
 REL_TOL = 1e-5
 
