@@ -21,13 +21,12 @@ a cited paper and locator without a reading, on a concept card   warning
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
-import urllib.parse
 from collections.abc import Iterator
 
+from claimcheck.authoring import refused_spelling
 from claimcheck.authoring.findings import Finding, Level
+from claimcheck.authoring.refused_spelling import comparable
 from claimcheck.cards.citations import Citation
 from claimcheck.cards.frontmatter import ConceptCard, PaperCard
 from claimcheck.cards.loader import LoadedCard
@@ -60,7 +59,7 @@ def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Ite
         text = item.path.read_text(encoding="utf-8", errors="replace")
     else:
         text = item.body
-    wanted = [(refused, comparable(refused)) for refused in config.refused_sources]
+    wanted = [(refused, refused_spelling.needle(refused)) for refused in config.refused_sources]
     found: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         lowered, plain = line.lower(), comparable(line)
@@ -78,34 +77,6 @@ def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Ite
 _JOINS = re.compile(r"\\?\s*\n\s*|['\"]")
 """What YAML puts between the pieces of a value folded over several lines: line breaks with
 their indentation (and a double-quoted scalar's escaping backslash), quotes."""
-
-
-def comparable(text: str) -> str:
-    """``text`` as a refused source is matched: YAML escapes (``\\x2f``, ``\\u002F``, ``\\/``),
-    URL encoding (``%2F``, applied twice) and HTML entities (``&#47;``, ``&sol;``) decoded
-    until nothing changes, then Unicode compatibility forms folded (NFKC) and case folded."""
-    for _ in range(8):
-        decoded = html.unescape(urllib.parse.unquote(_yaml_unescape(text)))
-        if decoded == text:
-            break
-        text = decoded
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-_YAML_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[/\\\"' ])")
-
-
-def _yaml_unescape(text: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if len(code) == 1:
-            return code
-        try:
-            return chr(int(code[1:], 16))
-        except (ValueError, OverflowError):
-            return match.group()
-
-    return _YAML_ESCAPE.sub(one, text)
 
 
 def _refused(item: LoadedCard | PlainPage, line: int, col: int, refused: str) -> Finding:
