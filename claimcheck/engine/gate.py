@@ -6,7 +6,9 @@ differs from the base (``verify --recheck-results-changed-since BASE``,
 CI re-made, and verify exits :attr:`~claimcheck.core.exitcodes.ExitCode.GATE` when they differ:
 
 1. the verdict written in the committed file and the re-made one must be the same;
-2. so must the fidelity (``exact`` / ``proxy``);
+2. so must the fidelity (``exact`` / ``proxy``), and whether it carries a confidence interval
+   (a custom check over seeds whose committed file lost its interval would otherwise be judged on
+   its mean alone, whatever tier the card declares);
 3. the measurement must agree within the claim's declared tolerance: a figure measured over
    seeds must have its committed mean inside the re-made confidence interval; an ``approx``
    claim's ``rel_tol``/``abs_tol``/``std`` is the band two measurements may differ by; integers,
@@ -177,6 +179,11 @@ def _difference(before: _Entry, after: _Entry, expect: Any, bench: bool) -> str:
                 f"re-made {after.verdict} (measured {format_value(after.measured)})")
     if before.fidelity != after.fidelity:
         return f"committed fidelity {before.fidelity}, re-made {after.fidelity}"
+    if (before.interval is None) != (after.interval is None):  # any kind, tier or none
+        held = "none" if before.interval is None else "one"
+        return (f"committed {held} confidence interval, re-made "
+                f"{'one' if after.interval is not None else 'none'}: a figure over seeds is "
+                "judged by its interval, never by its mean alone")
     if bench:
         return ""
     if not _agree(before.measured, after.measured, expect, after.interval):

@@ -28,8 +28,12 @@ def _e(verdict: str = "verified", measured: Any = 1.0, fidelity: str = "exact",
     (_e(measured=1.0), _e(measured=1.01), None, False, True),
     (_e(measured=100.0), _e(measured=104.0), Expect(approx=100.0, rel_tol=0.05), False, False),
     (_e(measured=100.0), _e(measured=106.0), Expect(approx=100.0, rel_tol=0.05), False, True),
-    (_e(measured=5.5), _e(measured=4.0, interval=INTERVAL), None, False, False),
-    (_e(measured=6.5), _e(measured=4.0, interval=INTERVAL), None, False, True),
+    (_e(measured=5.5, interval=INTERVAL), _e(measured=4.0, interval=INTERVAL), None, False,
+     False),
+    (_e(measured=6.5, interval=INTERVAL), _e(measured=4.0, interval=INTERVAL), None, False, True),
+    (_e(measured=4.0), _e(measured=4.0, interval=INTERVAL), None, False, True),  # interval cut
+    (_e(measured=4.0, interval=INTERVAL), _e(measured=4.0), None, False, True),  # one invented
+    (_e(measured=4.0), _e(measured=4.0, interval=INTERVAL), None, True, True),
     (_e(measured=2.0), _e(measured=9.0), None, True, False),               # a timing: verdict only
     (_e("verified", 2.0), _e("contradicted", 0.5), None, True, True),
     (_e(measured=[1, 2]), _e(measured=[1, 2]), None, False, False),
