@@ -33,6 +33,7 @@ recorded as "called by the variant".
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import threading
@@ -164,7 +165,10 @@ class Recorder:
 
     def _trace(self, frame: types.FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
-        if code not in self._seen and self._content.file(code.co_filename):
+        if (code not in self._seen and code.co_flags & inspect.CO_OPTIMIZED
+                and self._content.file(code.co_filename)):
+            # functions only: a module or class body run by an import looks up every name it
+            # defines, which says nothing about what the check computes with them
             self._seen[code] = str(frame.f_globals.get("__name__", ""))
         return None
 

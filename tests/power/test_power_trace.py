@@ -212,3 +212,17 @@ def test_a_stand_in_for_a_library_module_is_reached_only_through_what_it_changes
     assert sqrt_changed[0].members == ("sqrt",)
     assert reaches(sqrt_changed, trace)
     assert not reaches(with_stand_in(floor=lambda x: x), trace)  # math.floor never looked up
+
+
+def test_a_module_body_run_by_an_import_is_not_what_a_check_reaches(
+        content: tuple[ModuleType, ModuleType, list[str]]) -> None:
+    _, _, folders = content
+    (Path(folders[0]) / "late.py").write_text("from pkg import model\nHELPER = model.helper\n")
+    recorder = Recorder(folders, CATALOGUE)
+    recorder.start()
+    try:
+        importlib.import_module("pkg.late")
+    finally:
+        trace = recorder.stop()
+    assert not reaches([Change("pkg.late", "HELPER")], trace)
+    assert not reaches([Change("pkg.model", "helper")], trace)
