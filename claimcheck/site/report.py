@@ -19,6 +19,7 @@ from claimcheck.core.config import ProjectConfig, load_config
 from claimcheck.core.errors import UsageError
 from claimcheck.core.exitcodes import ExitCode
 from claimcheck.core.outputs import write_output
+from claimcheck.core.visible import visible
 from claimcheck.reports.markdown import code_span
 from claimcheck.site.powerview import power_share
 from claimcheck.site.render import (
@@ -58,9 +59,10 @@ def source_linker(repo_url: str | None, branch: str) -> SourceHref:
 
 
 def escape_markdown(text: str) -> str:
-    """Card text made inert for a Markdown table cell: no HTML, links, images or emphasis."""
+    """Card text made inert for a Markdown table cell: no HTML, links, images or emphasis,
+    and no control, escape or bidi character (shown escaped: :mod:`claimcheck.core.visible`)."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = " ".join(text.split())
+    text = visible(" ".join(text.split()))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
@@ -184,5 +186,5 @@ def run_report(namespace: argparse.Namespace) -> int:
     if namespace.output:
         write_output(namespace.output, text, config.root)  # never through a committed link
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(visible(text, keep_newlines=True))  # a terminal obeys no stored escape
     return ExitCode.OK
