@@ -118,7 +118,8 @@ def test_positions_are_file_lines_and_columns() -> None:
     ]
     assert problems == [
         CitationProblem(
-            "wiki/capsule-network.md", 16, 69, "unknown locator 'table 2'", "did you mean `tab. 2`"
+            "wiki/capsule-network.md", 16, 69, "unknown locator 'table 2'",
+            "did you mean `[arxiv:2101.12491 tab. 2]`?"
         )
     ]
     lines = BODY.splitlines()

@@ -3,7 +3,8 @@
 ``claimcheck new`` writes ``TODO`` where a paper's metadata is unknown (``year: 2026  # TODO:
 check the year``) and a concept card's template sentences; both pass validation, so lint reports
 each line that still holds one as a warning: ``TODO`` in the front matter (a value or a comment)
-or in the prose outside code, and the template text of :data:`TEMPLATE_TEXT`.
+or in the prose outside code (``FIXME`` and an angled ``<title>`` too), and the template text
+of :data:`TEMPLATE_TEXT`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ PLACEHOLDER = "TODO"
 TEMPLATE_TEXT = ("One paragraph that says what", "Explain the idea here.")
 """Sentences of the concept template (:mod:`claimcheck.authoring.scaffold`)."""
 
-_PLACEHOLDER = re.compile(rf"\b{PLACEHOLDER}\b")
+_PLACEHOLDER = re.compile(rf"\b(?:{PLACEHOLDER}|FIXME)\b")
+_ANGLED = re.compile(r"<(?!(?:br|hr|sup|sub|em|strong|code|span|div|details|summary|kbd|b|i|u|p|a)"
+                     r"\b)[a-z][a-z_-]*(?: [a-z_-]+)*>")
+"""A template's ``<title>`` or ``<what the paper says>``: lower-case words in angle brackets (not
+an inline HTML tag, which carries attributes or is one of the common tags named)."""
 
 
 def placeholder_findings(loaded: LoadedCard) -> Iterator[Finding]:
@@ -37,7 +42,7 @@ def placeholder_findings(loaded: LoadedCard) -> Iterator[Finding]:
         elif not fenced:
             lines.append((number, re.sub(r"`[^`]*`", "", text)))
     for line, text in lines:
-        found = _PLACEHOLDER.search(text)
+        found = _PLACEHOLDER.search(text) or _ANGLED.search(text)
         template = next((t for t in TEMPLATE_TEXT if t in text), None)
         if found is None and template is None:
             continue

@@ -373,7 +373,8 @@ def scan_citations(
                                       bool(code) and inside(code, start), text, quote, names))
         except CitationSyntaxError as error:
             problems.append(
-                CitationProblem(path, line, col + error.col - 1, error.message, error.hint)
+                CitationProblem(path, line, col + error.col - 1, error.message,
+                                _repaired_hint(text) or error.hint)
             )
     if _NEAR_MISS_HINT.search(markdown):
         if code is None:
@@ -387,7 +388,8 @@ _NEAR_MISS = re.compile(
     r"\[(?:(?P<scheme>[A-Za-z]{2,12})(?P<sep>[ \t]*[:=/|][ \t]*|[ \t]*[.\-_][ \t]*|[ \t]+))?"
     r"(?P<id>[^\s\[\],]+)(?P<rest>[^\[\]\n]{0,300})\]"
 )
-_NEAR_MISS_HINT = re.compile(r"\[[ \t]*(?:[A-Za-z]{2,12}[ \t:=/|.\-_]|\d{4}\.\d{4})")
+_NEAR_MISS_HINT = re.compile(r"\[[ \t]*(?:[A-Za-z]{2,12}[ \t:=/|.\-_]|\d{4}\.\d{4}|10\.\d|"
+                             r"[A-Za-z0-9_-]{8,12}[ \t])")
 _LOCATOR_LIKE = re.compile(
     r"(?:§|\b(?:tab|table|fig|figure|eq|eqs|equation|alg|algorithm|app|appendix|p|pp|page|sec|"
     r"section)\.?)[ \t]*\(?[0-9A-Z]", re.IGNORECASE)
@@ -409,12 +411,17 @@ def near_misses(
             continue
         if code and inside(code, start):
             continue
-        meant = _meant_scheme(match["scheme"], match["sep"], match["id"])
-        if meant is None or not _LOCATOR_LIKE.search(match["rest"]):
+        identifier, rest = match["id"], match["rest"]
+        meant = _meant_scheme(match["scheme"], match["sep"], identifier)
+        if meant is None and match["scheme"] and not match["sep"].strip():
+            # no scheme at all: the word the pattern took for one is the id ([HJWLfGWRb §3.1])
+            identifier, rest = match["scheme"], match["id"] + match["rest"]
+            meant = _meant_scheme(None, None, identifier)
+        if meant is None or not _LOCATOR_LIKE.search(rest):
             continue
         line = line_offset + 1 + markdown.count("\n", 0, start)
         col = start - (markdown.rfind("\n", 0, start) + 1) + 1
-        fixed = f"[{meant}:{match['id']} {match['rest'].strip().lstrip(',').strip()}]"
+        fixed = f"[{meant}:{identifier} {rest.strip().lstrip(',').strip()}]"
         try:
             _parse_parts(fixed)
             hint = f"did you mean `{fixed}`?"
@@ -426,10 +433,43 @@ def near_misses(
     return found
 
 
+_REPAIR_HEAD = re.compile(r"\[(?P<scheme>[A-Za-z]{2,12})[ \t]*[:=/|.\-_]?[ \t]*(?P<id>[^\s,]+)"
+                          r"[ \t]*,?[ \t]*(?P<rest>.*)\]", re.DOTALL)
+_BARE_OPENREVIEW = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})(?=[^a-z]*[a-z])[A-Za-z0-9_-]{8,12}")
+
+
+def _repaired_hint(text: str) -> str | None:
+    """``did you mean `...`?`` with the citation a malformed one meant, when one small repair
+    (a lower-case scheme, ``:`` for the mark or space after it, no comma before the locator,
+    a locator's long name such as ``table 2``) makes it parse; else ``None``."""
+    match = _REPAIR_HEAD.fullmatch(text)
+    if match is None:
+        return None
+    rest = match["rest"].strip()
+    for long, short in (("table", "tab."), ("figure", "fig."), ("section", "§"),
+                        ("sec.", "§"), ("equation", "eq."), ("page", "p."),
+                        ("appendix", "app."), ("algorithm", "alg.")):
+        rest = re.sub(rf"(?i)^{re.escape(long)}[ \t]*(?=[0-9A-Z(])",
+                      short if short == "§" else short + " ", rest)
+    fixed = f"[{match['scheme'].lower()}:{match['id']} {rest}]"
+    if fixed == text:
+        return None
+    try:
+        _parse_parts(fixed)
+    except CitationSyntaxError:
+        return None
+    return f"did you mean `{fixed}`?"
+
+
 def _meant_scheme(scheme: str | None, sep: str | None, identifier: str) -> str | None:
-    """The scheme a near miss meant, or ``None`` when the text is prose."""
+    """The scheme a near miss meant, or ``None`` when the text is prose: with no scheme, an
+    arXiv id, a DOI (``10.``) or an OpenReview-looking id (mixed case, two capitals)."""
     if scheme is None:
-        return "arxiv" if _NEW_ARXIV.fullmatch(identifier.split("v")[0]) else None
+        if _NEW_ARXIV.fullmatch(identifier.split("v")[0]):
+            return "arxiv"
+        if re.fullmatch(r"10\.\d{4,9}/\S+", identifier):
+            return "doi"
+        return "openreview" if _BARE_OPENREVIEW.fullmatch(identifier) else None
     close = difflib.get_close_matches(scheme.lower(), SCHEMES, n=1, cutoff=0.75)
     if not close:
         return None

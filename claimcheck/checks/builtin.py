@@ -126,12 +126,14 @@ def count_parameters(ctx: CheckContext) -> Evidence:
 
 
 def _parts(output: Any) -> list[tuple[str, Any]]:
-    """The named parts of a module's output: a dataclass's or mapping's fields, a tuple's items
-    (named by index), or the output itself (named ``""``)."""
+    """The named parts of a module's output: a dataclass's, NamedTuple's or mapping's fields, a
+    tuple's items (named by index), or the output itself (named ``""``)."""
     if dataclasses.is_dataclass(output) and not isinstance(output, type):
         return [(f.name, getattr(output, f.name)) for f in dataclasses.fields(output)]
     if isinstance(output, Mapping):
         return [(str(key), value) for key, value in output.items()]
+    if isinstance(output, tuple) and hasattr(output, "_fields"):  # a NamedTuple: its names
+        return [(str(name), value) for name, value in zip(output._fields, output, strict=True)]
     if isinstance(output, (tuple, list)):
         return [(str(index), value) for index, value in enumerate(output)]
     return [("", output)]

@@ -48,8 +48,9 @@ class ModelCatalog:
     presets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     outputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Models whose ``forward`` is annotated to return several tensors: the parts a ``shapes``
-    claim chooses from with ``field:`` (a tuple's indices, a dataclass's tensor fields)."""
+    """Models whose ``forward`` is annotated, or seen in its ``return`` statements, to return
+    several tensors: the parts a ``shapes`` claim chooses from with ``field:`` (a tuple's
+    indices, a dict's keys, a dataclass's tensor fields)."""
     mentioned: set[str] | None = None
     """Every string constant of the modules read (``None``: the factory's module was not
     found): with no registration readable, a name that appears nowhere in the factory's source
@@ -158,12 +159,50 @@ def _tensor_parts(annotation: ast.expr | None, lookup: dict[str, ast.ClassDef]) 
     return parts if len(parts) > 1 else ()
 
 
-def _forward_annotation(node: ast.ClassDef | ast.FunctionDef) -> ast.expr | None:
+def _forward(node: ast.ClassDef | ast.FunctionDef) -> ast.FunctionDef | None:
     if isinstance(node, ast.ClassDef):
         for item in node.body:
             if isinstance(item, ast.FunctionDef) and item.name == "forward":
-                return item.returns
+                return item
     return None
+
+
+def _returned_parts(forward: ast.FunctionDef, lookup: dict[str, ast.ClassDef]
+                    ) -> tuple[str, ...]:
+    """Without a return annotation, the parts ``forward``'s ``return`` statements build, when
+    every one builds the same several: ``return out, aux`` gives ``("0", "1")``, a dict literal
+    its string keys, ``Parts(out, aux)`` of a class defined or imported here its ``Tensor``
+    fields. Anything else (a name, a call, returns that disagree) leaves the output unknown."""
+    found: set[tuple[str, ...]] = set()
+    for node in _own_returns(forward):
+        value = node.value
+        if isinstance(value, ast.Tuple) and not any(
+                isinstance(item, (ast.Constant, ast.Starred)) for item in value.elts):
+            found.add(tuple(str(i) for i in range(len(value.elts))))
+        elif isinstance(value, ast.Dict) and all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            found.add(tuple(str(k.value) for k in value.keys if isinstance(k, ast.Constant)))
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            found.add(_tensor_parts(value.func, lookup))
+        else:
+            return ()
+    parts = found.pop() if len(found) == 1 else ()
+    return parts if len(parts) > 1 else ()
+
+
+def _own_returns(function: ast.FunctionDef) -> list[ast.Return]:
+    """The ``return`` statements of ``function`` itself, not of functions or classes nested in
+    it (a bare ``return`` counts too: it returns ``None``, one part)."""
+    found: list[ast.Return] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                   ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _classes(tree: ast.Module, roots: tuple[ModuleRoot, ...], boundary: Path
@@ -205,9 +244,11 @@ def _registrations(tree: ast.Module, catalog: ModelCatalog,
             if len(keys) != len(table.keys) or not all(isinstance(k, str) for k in keys):
                 continue
             catalog.presets[name] = tuple(str(k) for k in keys)
-            returns = _forward_annotation(node)
-            if returns is not None and class_lookup is not None:
-                parts = _tensor_parts(returns, class_lookup())
+            forward = _forward(node)
+            if forward is not None and class_lookup is not None:
+                lookup = class_lookup()
+                parts = (_tensor_parts(forward.returns, lookup) if forward.returns is not None
+                         else _returned_parts(forward, lookup))
                 if parts:
                     catalog.outputs[name] = parts
             classes = {
