@@ -106,7 +106,7 @@ from claimcheck.store.conflicts import identity_conflicts
 from claimcheck.trust.boundary import CallableSlot, callable_slots, resolve_reference
 from claimcheck.trust.data_paths import path_arg_problems
 from claimcheck.trust.references import is_reference
-from claimcheck.trust.variants import load_catalogue
+from claimcheck.trust.variants import Catalogue, load_catalogue
 from claimcheck.verdicts.expect_types import expect_problems
 from claimcheck.verdicts.verdict import format_value
 
@@ -153,6 +153,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         findings.extend(_claim_findings(wiki.config, salvaged, salvaged.claims, kinds))
         for index, raw in salvaged.unvalidated:
             findings.extend(_unvalidated_findings(wiki.config, salvaged, index, raw, kinds))
+        findings.extend(_salvaged_catches(catalogue, salvaged))
     for page in wiki.pages:
         findings.extend(_citation_findings(wiki, page, papers))
         findings.extend(source_findings(page, papers, quotes))
@@ -228,8 +229,12 @@ def _citation_findings(
             continue  # an example shown as code (the authoring guide's): grammar only
         if citation.paper_key not in papers:
             label = PaperId(citation.scheme, citation.id).label
+            failing = {salvaged.paper_key: salvaged.display_path for salvaged in wiki.salvaged}
+            why = (f"whose paper card {failing[citation.paper_key]} does not load (its errors "
+                   "are listed there)" if citation.paper_key in failing
+                   else "which has no paper card")
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
-                          f"cites {label}, which has no paper card", "no-paper")
+                          f"cites {label}, {why}", "no-paper")
         elif not wiki.covering_claims(citation):
             yield Finding(Level.WARNING, citation.path, citation.line, citation.col,
                           f"{citation.text}: no claim registered at this locator", "uncovered")
@@ -304,6 +309,24 @@ def _unvalidated_findings(
     if isinstance(check, str) and check and isinstance(args, dict):  # args as written only:
         yield from _check_findings(config, loaded, index, str(raw.get("id", index)), check,
                                    args, kinds)  # a claim without them errs already
+
+
+def _salvaged_catches(catalogue: Catalogue, salvaged: SalvagedClaims) -> Iterator[Finding]:
+    """``catches:`` entries that do not resolve, in the claims of a card that did not load (a
+    schema error elsewhere in the card must not hide them)."""
+    written = [(index, claim.id, list(claim.catches)) for index, claim in salvaged.claims]
+    written += [(index, str(raw.get("id", index)), raw["catches"])
+                for index, raw in salvaged.unvalidated if isinstance(raw.get("catches"), list)]
+    for index, claim_id, names in written:
+        for position, name in enumerate(names):
+            if not isinstance(name, str):
+                continue  # the schema error says so
+            try:
+                catalogue.resolve(name)
+            except ClaimcheckError as exc:
+                line, col = salvaged.position("claims", index, "catches", position)
+                yield Finding(Level.ERROR, salvaged.display_path, line, col,
+                              f"claim '{claim_id}': catches: {exc.message}", "catches")
 
 
 def _locator_findings(loaded: Located, index: int, cite: str | list[str]) -> Iterator[Finding]:

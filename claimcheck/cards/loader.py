@@ -35,6 +35,7 @@ from claimcheck.cards.identifiers import (
     DOI_PATTERN,
     OPENREVIEW_PATTERN,
     PAPER_KEY_PATTERN,
+    PaperId,
 )
 from claimcheck.cards.yamlsource import Positions, YamlProblem, load_yaml
 from claimcheck.core.errors import CardError
@@ -94,6 +95,9 @@ class SalvagedClaims:
     unvalidated: tuple[tuple[int, dict[str, Any]], ...] = ()
     """The claims that do not validate, as written: lint still checks their locators and the
     check they name, so that one error never hides another."""
+    paper_key: str | None = None
+    """The paper the card names (``arxiv:``, ``doi:`` or ``openreview:`` as written), so that
+    a citation of it reads "whose card does not load", not "has no paper card"."""
 
     def position(self, *path: str | int) -> tuple[int, int]:
         """File (line, col) of the front-matter value at ``path``."""
@@ -117,7 +121,10 @@ def _salvage(data: dict[str, Any], positions: Positions, display: str) -> Salvag
         except ValidationError:
             if isinstance(raw, dict):
                 unvalidated.append((index, raw))
-    return SalvagedClaims(display, positions, tuple(valid), tuple(unvalidated))
+    key = next((PaperId(scheme, data[scheme].strip()).key for scheme in ("arxiv", "doi",
+                "openreview") if isinstance(data.get(scheme), str) and data[scheme].strip()),
+               None)
+    return SalvagedClaims(display, positions, tuple(valid), tuple(unvalidated), key)
 
 
 def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:

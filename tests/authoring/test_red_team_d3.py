@@ -149,3 +149,27 @@ def test_malformed_citations_name_the_repaired_one(text: str, meant: str) -> Non
 @pytest.mark.parametrize("prose", ["[Vaswani et al. §3]", "[see Appendix A]", "[Figure 2]"])
 def test_prose_in_brackets_is_left_alone(prose: str) -> None:
     assert scan_citations(f"Prose {prose} more.\n", "card.md") == ([], [])
+
+
+def test_a_card_that_does_not_load_hides_no_other_error(
+        wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A schema error in one claim: the other claims' locator, args and catches errors are still
+    reported, and citations of the card say it does not load (not that there is no card)."""
+    card = wiki / "wiki" / "papers" / "attention-is-all-you-need.md"
+    text = card.read_text(encoding="utf-8")
+    text = text.replace("    cite: §3.2.2\n    basis: paper-vs-code\n    statement: >-\n"
+                        "      With d_model", "    cite: table 2\n    basis: paper-vs-code\n"
+                        "    statement: >-\n      With d_model", 1)
+    text = text.replace("args: {d_model: 512, heads: 8}", "args: {d_model: 512, heads: 8, "
+                        "hedas: 3}").replace("catches: [one-head]", "catches: [one-haed]")
+    text = text.replace("expect: {approx: 1048576, rel_tol: 0.005}",
+                        'expect: {approx: "1M", rel_tol: 0.005}')
+    card.write_text(text, encoding="utf-8")
+    out = _lint(capsys)
+    assert "unknown locator 'table 2' (did you mean `tab. 2`)" in out
+    assert "unknown key 'hedas' (did you mean 'heads'?)" in out
+    assert "catches: unknown wrong variant 'one-haed' (did you mean 'one-head'?)" in out
+    assert "expect.approx: input should be a valid integer or a valid number" in out
+    assert "which has no paper card" not in out
+    assert ("cites arXiv 1706.03762, whose paper card wiki/papers/attention-is-all-you-need.md "
+            "does not load") in out
