@@ -91,7 +91,7 @@ def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out.splitlines()
     assert out == [
         "::error file=wiki/papers/sample.md,line=19,col=25::unknown locator 'table 2' "
-        "(did you mean `tab. 2`)"
+        "(did you mean `[arxiv:2101.12491 tab. 2]`?)"
     ]
 
 
