@@ -20,6 +20,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Sized
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -264,6 +265,8 @@ def run_verify(ns: argparse.Namespace) -> int:
         report = verify(wiki, options, executor=executor)
         power = _power(ns, wiki, options, report.interrupted, None, executor)
     rows = add_power(report.rows, wiki)
+    if _nothing_selected(ns.only, rows):
+        return ExitCode.USAGE
     render(rows, style, sys.stdout, debug=getattr(ns, "debug", False), verbose=ns.verbose)
     print(summary_line(rows, time.monotonic() - started),  # stdout only where it stays text
           file=sys.stdout if style is OutputFormat.TEXT else sys.stderr, flush=True)
@@ -277,6 +280,19 @@ def run_verify(ns: argparse.Namespace) -> int:
     if ns.fail_on == "contradicted" and report.contradicted:
         return ExitCode.CONTRADICTED
     return ExitCode.OK
+
+
+def _nothing_selected(only: list[str] | None, rows: Sized) -> bool:
+    """Whether ``--only`` was given and matched no claim: said on stderr with how patterns
+    match, instead of a silent "ran 0" that reads like a clean run (a slug pattern such as
+    ``my-paper/claim*`` matches nothing: a global id starts with the paper key)."""
+    if not only or rows:
+        return False
+    patterns = ", ".join(visible(repr(pattern)) for pattern in only)
+    print(f"error: --only {patterns} matches no claim: a pattern is matched against a claim's "
+          "global id (PAPER-KEY/claim-id, e.g. `2101.12491/params`), the arXiv id or the card "
+          "slug, whole; write `*` for any text (`*params*`)", file=sys.stderr)
+    return True
 
 
 def _power(ns: argparse.Namespace, wiki: Wiki, options: RunOptions, interrupted: bool,
@@ -303,6 +319,8 @@ def run_status(ns: argparse.Namespace) -> int:
     selected = [stored_row(status, wiki, quotes) for status in statuses
                 if matches(status.ref, tuple(ns.only))]
     rows = add_power(refuse_ambiguous(selected, wiki), wiki, statuses)
+    if _nothing_selected(ns.only, rows):
+        return ExitCode.USAGE
     style = OutputFormat(ns.format)
     if style is OutputFormat.TEXT:
         render_status(rows, sys.stdout, ns.verbose)

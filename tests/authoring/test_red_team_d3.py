@@ -4,6 +4,7 @@ spellings, and template placeholders in angle brackets."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,3 +174,28 @@ def test_a_card_that_does_not_load_hides_no_other_error(
     assert "which has no paper card" not in out
     assert ("cites arXiv 1706.03762, whose paper card wiki/papers/attention-is-all-you-need.md "
             "does not load") in out
+
+
+def test_the_guides_near_miss_examples_warn_with_the_citation_meant() -> None:
+    """Every bracketed example the authoring guide calls a near miss warns, outside code."""
+    guide = (Path(__file__).resolve().parents[2] / "wiki" / "authoring.md").read_text(
+        encoding="utf-8")
+    paragraph = guide.split("- Text that looks like a citation and is not one", 1)[1]
+    examples = re.findall(r"`(\[[^`]+\])`", paragraph.split("\n\n", 1)[0])
+    assert len(examples) == 4
+    for example in examples:
+        _, problems = scan_citations(f"Prose {example} more.\n", "card.md")
+        assert [p.warning for p in problems] == [True], example
+        assert problems[0].hint is not None and problems[0].hint.startswith("did you mean `[")
+
+
+@pytest.mark.parametrize("command", ["verify", "status"])
+def test_an_only_pattern_that_matches_nothing_says_so(
+        wiki: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A card-slug pattern (a global id starts with the paper key) selects nothing: an error
+    that says how patterns match, not a silent "ran 0" that reads like a clean run."""
+    code = main([command, "--only", "attention-is-all-you-need/head*"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert ("--only 'attention-is-all-you-need/head*' matches no claim: a pattern is matched "
+            "against a claim's global id") in captured.err
