@@ -270,6 +270,8 @@ def run_verify(ns: argparse.Namespace) -> int:
     render(rows, style, sys.stdout, debug=getattr(ns, "debug", False), verbose=ns.verbose)
     print(summary_line(rows, time.monotonic() - started),  # stdout only where it stays text
           file=sys.stdout if style is OutputFormat.TEXT else sys.stderr, flush=True)
+    if not ns.only:
+        _unclaimed_note(wiki)
     if report.interrupted or (power is not None and power.interrupted):
         print(f"interrupted: {report.ran} result(s) finished and kept", file=sys.stderr)
         return ExitCode.INTERRUPTED
@@ -326,4 +328,18 @@ def run_status(ns: argparse.Namespace) -> int:
         render_status(rows, sys.stdout, ns.verbose)
     else:
         render(rows, style, sys.stdout)
+    if not ns.only:
+        _unclaimed_note(wiki)
     return ExitCode.OK
+
+
+def _unclaimed_note(wiki: Wiki) -> None:
+    """On stderr, how many stored results no card claims (a removed or renamed claim's): they
+    are never shown, so status says they are there and where lint names them."""
+    from claimcheck.authoring.lint_results import unclaimed_results
+
+    left = [finding.path for finding in unclaimed_results(wiki)]
+    if left:
+        print(f"note: {len(left)} result file(s) no card claims (a removed or renamed claim's), "
+              f"e.g. {visible(left[0])}: `claimcheck lint` lists them; delete them or restore "
+              "the claims", file=sys.stderr)

@@ -199,3 +199,14 @@ def test_an_only_pattern_that_matches_nothing_says_so(
     assert code == 2
     assert ("--only 'attention-is-all-you-need/head*' matches no claim: a pattern is matched "
             "against a claim's global id") in captured.err
+
+
+def test_status_mentions_a_result_no_card_claims(
+        wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = wiki / ".claimcheck" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "1706.03762__renamed-away.json").write_text("{}\n", encoding="utf-8")
+    assert main(["status"]) == 0
+    err = capsys.readouterr().err
+    assert "note: 1 result file(s) no card claims" in err
+    assert "1706.03762__renamed-away.json" in err
