@@ -105,6 +105,15 @@ def _page(site: Path, src: str) -> str:
     return re.sub(r"\s+", " ", (site / src / "index.html").read_text(encoding="utf-8"))
 
 
+def _evidence(page: str, claim: str, following: str | None = None) -> str:
+    """The evidence block of ``claim`` (``<details id="claim-…">``, where citations land), up to
+    that of ``following``: since issue 34 a claim's full evidence is a collapsed block after the
+    card's text, its compact line in the list above only links to it."""
+    start = page.index(f'id="claim-{claim}">')
+    end = page.index(f'id="claim-{following}">' if following else "</details>", start)
+    return page[start:end]
+
+
 def test_the_cards_lint_clean_and_say_why_quotes_are_not_checked(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -125,13 +134,13 @@ def test_the_cards_render_on_the_site(project: Path) -> None:
     site = _site(project)
     journal = _page(site, "papers/efficient-capsnet")
     assert "<h1>Efficient-CapsNet</h1>" in journal
-    row = journal[journal.index('<tr id="claim-norb-error"'):journal.index('<tr id="claim-deeper"')]
+    row = _evidence(journal, "norb-error", "deeper")
     assert "cc-badge--unverified" in row and 'title="basis: textual"' in row
     # readers see where the quote stands; how to fetch the source is lint's message
     assert "<q>Ours 2.54</q> (quote not yet checked against the paper)" in row
     assert 'title="basis: reproduction"' in journal
     em = _page(site, "papers/matrix-capsules-with-em-routing")
-    assert '<tr id="claim-iterations"' in em and "quote not yet checked against the paper" in em
+    assert _evidence(em, "iterations") and "quote not yet checked against the paper" in em
     assert "claimcheck papers" not in em and "claimcheck papers" not in journal
     concept = _page(site, "concepts/capsules")
     assert 'href="../../papers/efficient-capsnet/#claim-norb-error"' in concept
@@ -167,5 +176,5 @@ def test_a_doi_paper_with_a_latex_source_is_pinned_and_verified_by_its_quote(
         "verified", "textual", "found")
     site = _site(project)
     journal = _page(site, "papers/efficient-capsnet")
-    row = journal[journal.index('<tr id="claim-norb-error"'):journal.index('<tr id="claim-deeper"')]
+    row = _evidence(journal, "norb-error", "deeper")
     assert "cc-badge--verified" in row and "<q>Ours 2.54</q> (quote found at tab. 2)" in row
