@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -52,7 +53,11 @@ def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
             match = [c for c in papers if isinstance(c.card, PaperCard)
                      and c.card.paper_key == key]
         if not match:
-            raise UsageError(f"no paper card for {text!r}; write one with `claimcheck new paper`")
+            paper = parse_paper_key(text)
+            option = (f" --{paper.scheme} {shlex.quote(paper.id)}"
+                      if paper.scheme in ("arxiv", "doi", "openreview") else "")
+            raise UsageError(f"no paper card for {text!r}; write one with "
+                             f"`claimcheck new paper{option}`, then fetch it")
         chosen.extend(c for c in match if c not in chosen)
     return chosen
 

@@ -210,3 +210,13 @@ def test_status_mentions_a_result_no_card_claims(
     err = capsys.readouterr().err
     assert "note: 1 result file(s) no card claims" in err
     assert "1706.03762__renamed-away.json" in err
+
+
+@pytest.mark.parametrize(("key", "command"), [
+    ("doi:10.1038/nature14539", "claimcheck new paper --doi 10.1038/nature14539"),
+    ("openreview:HJWLfGWRb", "claimcheck new paper --openreview HJWLfGWRb"),
+])
+def test_papers_fetch_without_a_card_names_the_new_command(
+        wiki: Path, key: str, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["papers", "fetch", key]) == 2
+    assert f"write one with `{command}`" in capsys.readouterr().err
