@@ -32,7 +32,8 @@ from claimcheck.site.paperview import (
     glance_groups,
     short_statement,
 )
-from claimcheck.site.powerview import CatalogueEntry, power_figures
+from claimcheck.site.powerfigures import power_figures
+from claimcheck.site.powerview import CatalogueEntry
 from claimcheck.site.views import ClaimView, KindTally, SourceLink, Tally, kind_tallies, tally
 
 ClaimHref = Callable[[ClaimView], str]

@@ -21,7 +21,7 @@ from claimcheck.core.exitcodes import ExitCode
 from claimcheck.core.outputs import write_output
 from claimcheck.core.visible import visible
 from claimcheck.reports.markdown import code_span
-from claimcheck.site.powerview import power_share
+from claimcheck.site.powerfigures import power_share
 from claimcheck.site.render import (
     Renderer,
     SourceHref,

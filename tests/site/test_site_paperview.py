@@ -9,7 +9,8 @@ import pytest
 
 from claimcheck.site.about import About
 from claimcheck.site.paperview import PageNotes, glance_groups, short_statement
-from claimcheck.site.powerview import CatalogueEntry, power_entries, power_figures, power_words
+from claimcheck.site.powerfigures import power_figures
+from claimcheck.site.powerview import CatalogueEntry, power_entries, power_words
 from claimcheck.site.render import Renderer
 from claimcheck.site.views import ClaimView, format_value, kind_tallies
 
