@@ -110,10 +110,14 @@ def configure_verify_parser(parser: argparse.ArgumentParser) -> None:
                         "GIT_REF (CI: the base of a pull request; the empty tree: all), and exit "
                         "4 when a re-made one differs from the committed one (docs/reliability.md)")
     parser.add_argument("--power", action="store_true",
-                        help="then run each verified claim's check once per wrong variant it "
-                        "lists in catches: (only those missing or stale), and report what it "
-                        "caught; a training claim's variants run at its result's budget, never "
-                        "above --budget (docs/power.md)")
+                        help="then run the wrong variants (only those missing or stale) against "
+                        "each verified claim's check, and report what it caught; a training "
+                        "claim's variants run at its result's budget, never above --budget "
+                        "(docs/power.md)")
+    parser.add_argument("--power-scope", choices=["matrix", "listed"], default="matrix",
+                        help="with --power: 'matrix' (default) runs every variant the check "
+                        "reaches, 'listed' only those its catches: names (a claim whose power "
+                        "file a re-check changed still gets its whole matrix)")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="local process pool (default), or a Ray cluster")
     parser.add_argument("--ray-address", metavar="ADDRESS",
@@ -252,6 +256,7 @@ def run_verify(ns: argparse.Namespace) -> int:
         force=ns.force, only=tuple(ns.only), seed=ns.seed,
         rerun_on_environment=ns.rerun_on_environment, recheck=recheck,
         recheck_power=recheck_power, ci_gate=gating,
+        power_listed_only=ns.power_scope == "listed",
     )
     style = OutputFormat(ns.format)
     if sys.stderr.isatty():

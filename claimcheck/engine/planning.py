@@ -57,7 +57,9 @@ class RunOptions:
     platform) differs from this one; ``recheck`` holds global ids whose result files a pull
     request changed, re-run whatever their state; ``recheck_power`` those whose power files it
     changed, whose variants a power run runs again; ``ci_gate`` (set by a re-check) shows a
-    result CI cannot re-make as "not re-made by CI" (:func:`claimcheck.store.status.not_remade`).
+    result CI cannot re-make as "not re-made by CI" (:func:`claimcheck.store.status.not_remade`);
+    ``power_listed_only`` (``--power-scope listed``) limits a power run to the variants each
+    claim lists, except for claims in ``recheck_power``, whose whole matrix is re-made.
     """
 
     budget: str = "smoke"
@@ -71,6 +73,7 @@ class RunOptions:
     recheck: frozenset[str] = field(default_factory=frozenset)
     recheck_power: frozenset[str] = field(default_factory=frozenset)
     ci_gate: bool = False
+    power_listed_only: bool = False
 
 
 def matches(ref: ClaimRef, patterns: tuple[str, ...]) -> bool:

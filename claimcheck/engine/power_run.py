@@ -42,7 +42,7 @@ from claimcheck.cards.wiki import Wiki
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.core.errors import ClaimcheckError
 from claimcheck.core.provenance import now_iso
-from claimcheck.engine.child import CHECK_RAISED
+from claimcheck.engine.check_run import CHECK_RAISED
 from claimcheck.engine.executor import LocalExecutor
 from claimcheck.engine.planning import RunOptions, matches, refusal, timeout_for
 from claimcheck.engine.recording import judged, with_output
@@ -126,7 +126,8 @@ def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
             run = runs.get(name)
             if not again and run is not None and run.fingerprint == fingerprint and run.current:
                 continue
-            if not again and name not in listed and unreached.get(name) == fingerprint:
+            if not again and name not in listed and (
+                    options.power_listed_only or unreached.get(name) == fingerprint):
                 continue
             candidates.append(Candidate(variant, name in listed, fingerprint))
         if candidates:

@@ -276,3 +276,14 @@ def test_training_variants_run_at_the_result_budget_never_above_the_run(tmp_path
     assert variant["state"] == "not run" and "--budget short" in variant["note"]
     assert _power(root, budget="short") >= 1
     assert power.read(f"{ARXIV}/t")["wrong-factor"].budget == "short"
+
+
+def test_the_listed_scope_runs_only_what_claims_list(project: Path) -> None:
+    """``--power-scope listed`` (CI's power step) runs the variants a claim lists and leaves
+    the rest of the matrix alone; the default scope runs the unlisted ones the check reaches."""
+    _verify(project, "--power", "--power-scope", "listed")
+    listed_only = PowerStore(project / ".claimcheck").read(f"{ARXIV}/caught")
+    assert set(listed_only) == {"wrong-factor", "negative-factor"}
+    _verify(project, "--power")
+    matrix = PowerStore(project / ".claimcheck").read(f"{ARXIV}/caught")
+    assert set(matrix) > set(listed_only)  # small-offset, which the check reaches, ran too
