@@ -23,7 +23,7 @@ first, so that every run forked below inherits it, alike). Two kinds:
   this process. Gives ``{"base": Outcome, "trace": {...}, "runs": {name: {...}}, "unreached":
   [name, ...]}``.
 
-Every fork runs the check through :func:`claimcheck.engine.child.run_task` (``limited``: the
+Every fork runs the check through :func:`claimcheck.engine.check_run.run_task` (``limited``: the
 limit is this process's), so the seed, the evidence and the errors are those of an ordinary run.
 """
 
@@ -41,7 +41,7 @@ from typing import Any
 
 from claimcheck.core.config import ProjectConfig
 from claimcheck.engine import processes
-from claimcheck.engine.child import Send, VariantError, apply_variant, flush_stdio, run_task
+from claimcheck.engine.check_run import Send, VariantError, apply_variant, flush_stdio, run_task
 from claimcheck.engine.power_trace import Change, Recorder, Trace, Watcher, diff, reaches, snapshot
 from claimcheck.engine.safety_net import SafetyNet
 from claimcheck.engine.tasks import Outcome, Task, describe_exit

@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import IO
 
 from claimcheck.engine import processes
-from claimcheck.engine.child import Send, child_main, flush_stdio, warm_up
+from claimcheck.engine.check_run import Send, flush_stdio, warm_up
+from claimcheck.engine.child import child_main
 from claimcheck.engine.safety_net import SafetyNet
 from claimcheck.engine.tasks import Outcome, Task, describe_exit
 

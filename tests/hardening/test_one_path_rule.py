@@ -30,7 +30,7 @@ RULE = {"core/safe_fs.py", "core/outputs.py"}
 KEEPERS = {
     ("checks/train.py", "train_check"): "writes into ctx.scratch, a fresh temp folder of the "
                                          "engine, never a committed path",
-    ("engine/child.py", "run_task"): "makes the task's scratch folder (a fresh temp folder)",
+    ("engine/check_run.py", "run_task"): "makes the task's scratch folder (a fresh temp folder)",
     ("engine/ray_support.py", "write_artifacts"): "recreates a task's artifacts in its fresh "
                                                   "scratch folder; names that leave it are refused",
     ("store/results.py", "_stage_artifacts"): "moves a check's files from its scratch folder into "
