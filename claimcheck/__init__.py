@@ -8,6 +8,7 @@ from claimcheck.cards.citations import (
     Citation,
     CitationProblem,
     CitationSyntaxError,
+    near_misses,
     parse_citation,
     scan_citations,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "load_config",
     "load_wiki",
     "model_factory",
+    "near_misses",
     "normalise_evidence",
     "parse_citation",
     "parse_locator",
