@@ -32,7 +32,7 @@ def test_github_lines_are_exact_and_escaped() -> None:
         "::error file=wiki/papers/a%2Cb.md,line=7::2101.00001/x: contradicted: "
         "measured 3, expected at most 2",
         "::error file=wiki/papers/a%2Cb.md,line=7::2101.00001/y: errored: "
-        "check raised ValueError: 100%25 wrong%0Asecond line",
+        "check raised ValueError: 100%25 wrong\\nsecond line",  # a stored line break shown
         "::warning file=wiki/papers/a%2Cb.md,line=7::2101.00001/z: unverified: no code",
     ]
 
