@@ -1,7 +1,8 @@
 """The built site in headless Chromium, over HTTP and from file://.
 
 Needs Debian's ``chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it when it is
-missing). Screenshots of the repository's concept page and dashboard go to ``tests/artifacts/``.
+missing). Screenshots of the repository's concept page and dashboard go to the test's ``tmp_path``
+(pytest keeps the last three runs' folders): a test never writes into the repository.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from pathlib import Path
 import pytest
 from browsing import needs_chromium, serving
 from cdp import Browser
-
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -176,7 +175,7 @@ def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
     assert browser.evaluate(bottom_is_card) is True
 
 
-def test_repository_site_shows_badges(browser: Browser, repo_site: Path) -> None:
+def test_repository_site_shows_badges(browser: Browser, repo_site: Path, tmp_path: Path) -> None:
     """The repository's own wiki: a concept page with badges, and the dashboard (screenshots)."""
     site = repo_site
     concepts = sorted((site / "concepts").glob("*.html"))
@@ -185,9 +184,8 @@ def test_repository_site_shows_badges(browser: Browser, repo_site: Path) -> None
     browser.navigate(page.as_uri())
     visible = browser.evaluate(f"{CITATION_BADGES}.filter({VISIBLE}).length")
     assert visible > 0 and visible == browser.evaluate(f"{CITATION_BADGES}.length")
-    ARTIFACTS.mkdir(exist_ok=True)
-    browser.screenshot(ARTIFACTS / "repo-concept.png")
+    browser.screenshot(tmp_path / "repo-concept.png")
     browser.navigate((site / "claims-dashboard.html").as_uri())
     assert browser.evaluate("document.querySelectorAll('.cc-totals tbody tr').length") >= 2
-    browser.screenshot(ARTIFACTS / "repo-dashboard.png")
+    browser.screenshot(tmp_path / "repo-dashboard.png")
     assert browser.dialogs() == []
