@@ -37,8 +37,8 @@ def test_catalogue_lists_marked_public_functions_of_every_module(tmp_path: Path)
     root = write_power_project(tmp_path, {ARXIV: [power_claim("a", [])]})
     catalogue = load_catalogue(load_config(root))
     assert sorted(catalogue.variants) == [
-        "broken-variant", "negative-factor", "no-factor", "recursive-factor", "unused-offset",
-        "wrong-factor"]
+        "broken-variant", "negative-factor", "no-factor", "other-halved", "recursive-factor",
+        "small-offset", "unused-offset", "wrapped-factor", "wrong-factor"]
     nested = catalogue.variants["negative-factor"]
     assert nested.reference == "tinymodels.variants.deeper.sign:negative_factor"
     assert nested.file.name == "sign.py" and nested.line > 1
@@ -58,8 +58,8 @@ def test_known_names_lint_clean(tmp_path: Path, names: list[str]) -> None:
 @pytest.mark.parametrize(("name", "expected"), [
     ("wrong-facter", "unknown wrong variant 'wrong-facter' (did you mean 'wrong-factor'?)"),
     ("wrong_factor", "did you mean 'wrong-factor'?"),
-    ("zzz", "the catalogue holds: broken-variant, negative-factor, no-factor, "
-            "recursive-factor, unused-offset, wrong-factor"),
+    ("zzz", "the catalogue holds: broken-variant, negative-factor, no-factor, other-halved, "
+            "recursive-factor, small-offset, unused-offset, wrapped-factor, wrong-factor"),
     ("unmarked", "unknown wrong variant 'unmarked'"),
     ("private", "unknown wrong variant 'private'"),
     ("rebound", "unknown wrong variant 'rebound'"),
