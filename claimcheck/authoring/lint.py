@@ -317,16 +317,7 @@ def _salvaged_catches(catalogue: Catalogue, salvaged: SalvagedClaims) -> Iterato
     written = [(index, claim.id, list(claim.catches)) for index, claim in salvaged.claims]
     written += [(index, str(raw.get("id", index)), raw["catches"])
                 for index, raw in salvaged.unvalidated if isinstance(raw.get("catches"), list)]
-    for index, claim_id, names in written:
-        for position, name in enumerate(names):
-            if not isinstance(name, str):
-                continue  # the schema error says so
-            try:
-                catalogue.resolve(name)
-            except ClaimcheckError as exc:
-                line, col = salvaged.position("claims", index, "catches", position)
-                yield Finding(Level.ERROR, salvaged.display_path, line, col,
-                              f"claim '{claim_id}': catches: {exc.message}", "catches")
+    yield from catches_findings(catalogue, salvaged, written)
 
 
 def _locator_findings(loaded: Located, index: int, cite: str | list[str]) -> Iterator[Finding]:

@@ -31,11 +31,11 @@ nothing is imported.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from claimcheck.authoring.findings import Finding, Level
 from claimcheck.cards.frontmatter import PaperCard
-from claimcheck.cards.loader import LoadedCard
+from claimcheck.cards.loader import LoadedCard, SalvagedClaims
 from claimcheck.cards.wiki import Wiki
 from claimcheck.core.errors import ClaimcheckError
 from claimcheck.store.fingerprint import Fingerprinter
@@ -61,19 +61,27 @@ def catalogue_findings(catalogue: Catalogue) -> Iterator[Finding]:
                       problem.message, "variant-catalogue")
 
 
-def catches_findings(catalogue: Catalogue, loaded: LoadedCard) -> Iterator[Finding]:
-    """Every ``catches:`` entry of ``loaded``'s claims that does not resolve, where it is."""
-    card = loaded.card
-    if not isinstance(card, PaperCard):
-        return
-    for index, claim in enumerate(card.claims):
-        for position, name in enumerate(claim.catches):
+def catches_findings(catalogue: Catalogue, loaded: LoadedCard | SalvagedClaims,
+                     written: Iterable[tuple[int, str, Sequence[object]]] | None = None
+                     ) -> Iterator[Finding]:
+    """Every ``catches:`` entry that does not resolve, where it is: those of ``loaded``'s
+    claims, or ``written`` as ``(claim index, claim id, names)`` for a card that did not load
+    (a name that is not a string is left to the schema error)."""
+    if written is None:
+        card = loaded.card if isinstance(loaded, LoadedCard) else None
+        if not isinstance(card, PaperCard):
+            return
+        written = [(index, claim.id, claim.catches) for index, claim in enumerate(card.claims)]
+    for index, claim_id, names in written:
+        for position, name in enumerate(names):
+            if not isinstance(name, str):
+                continue
             try:
                 catalogue.resolve(name)
             except ClaimcheckError as exc:
                 line, col = loaded.position("claims", index, "catches", position)
                 yield Finding(Level.ERROR, loaded.display_path, line, col,
-                              f"claim '{claim.id}': catches: {exc.message}", "catches")
+                              f"claim '{claim_id}': catches: {exc.message}", "catches")
 
 
 _POWER_LEVELS = {State.MISSED: ("variant-missed", Level.WARNING),
