@@ -24,8 +24,11 @@ CI re-made, and verify exits :attr:`~claimcheck.core.exitcodes.ExitCode.GATE` wh
 A committed result that CI does not try, because its budget is above what CI runs
 (:data:`claimcheck.store.status.CI_BUDGET`), is not a difference: every published view shows it
 as "unverified: not re-made by CI" (:func:`claimcheck.store.status.not_remade`). Power entries
-are compared variant by variant with the same rules; an entry the power run did not re-make
-(a training claim above CI's budget) is reported, never counted as re-made.
+are compared variant by variant with the same rules, and so are the fields their state is derived
+from (``raised``, ``called``, the unvaried run's measurement and interval); an entry the power run
+did not re-make (a training claim above CI's budget) is reported, never counted as re-made, but
+once CI rewrote a claim's power file, a committed entry that file lacks (an unknown name, another
+spelling of a variant, a variant the check does not reach) is a difference.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from claimcheck.cards.frontmatter import Tier
-from claimcheck.cards.wiki import Wiki
+from claimcheck.cards.wiki import ClaimRef, Wiki
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.core.errors import CheckReferenceError
 from claimcheck.core.visible import visible
@@ -104,20 +107,35 @@ def compare(wiki: Wiki, committed: Committed) -> GateReport:
         if problem:
             report.differences.append(f"{key}: {problem}")
     for key, variants in committed.power.items():
-        ref = claims.get(key)
-        remade = powers.read(key)
-        for name, before_run in sorted(variants.items()):
-            after_run = remade.get(name)
-            if after_run is None or after_run == before_run:
-                report.not_remade.append(f"{key} under {name}: power entry not re-made by CI")
-                continue
-            expect = ref.claim.expect if ref is not None else None
-            bench = ref is not None and _bench(ref.claim)
-            problem = _difference(_power_entry(before_run), _power_entry(after_run), expect,
-                                  bench)
-            if problem:
-                report.differences.append(f"{key} under {name}: {problem}")
+        _compare_power(key, variants, claims.get(key), powers, report)
     return report
+
+
+def _compare_power(key: str, variants: dict[str, VariantRun], ref: ClaimRef | None,
+                   powers: PowerStore, report: GateReport) -> None:
+    """Compare one claim's committed power entries with the re-made file. CI re-made the
+    claim's power when it rewrote the file (it re-runs every variant of a changed file); a
+    committed entry the rewritten file lacks (a name the catalogue does not hold, another
+    spelling of a variant, a variant found unreached) is a difference, never "not re-made"."""
+    remade, unreached = powers.read_file(key)
+    rewritten = remade != variants
+    for name, before_run in sorted(variants.items()):
+        after_run = remade.get(name)
+        if after_run is None and rewritten and ref is not None:
+            why = ("the claim's check does not reach that variant" if name in unreached
+                   else "no variant of the catalogue is stored under that name")
+            report.differences.append(f"{key} under {name}: committed a power entry that CI's "
+                                      f"re-made power file does not hold: {why}")
+            continue
+        if after_run is None or after_run == before_run:
+            report.not_remade.append(f"{key} under {name}: power entry not re-made by CI")
+            continue
+        expect = ref.claim.expect if ref is not None else None
+        bench = ref is not None and _bench(ref.claim)
+        problem = (_difference(_power_entry(before_run), _power_entry(after_run), expect, bench)
+                   or _derived_difference(before_run, after_run, expect, bench))
+        if problem:
+            report.differences.append(f"{key} under {name}: {problem}")
 
 
 def print_gate(report: GateReport, stream: TextIO) -> bool:
@@ -147,6 +165,24 @@ def _entry(result: Result) -> _Entry:
 
 def _power_entry(run: VariantRun) -> _Entry:
     return _Entry(run.verdict, run.fidelity, run.measured, run.interval)
+
+
+def _derived_difference(before: VariantRun, after: VariantRun, expect: Any, bench: bool) -> str:
+    """Why the fields a power entry's state is derived from (:func:`claimcheck.store.power.
+    claim_power`: whether the check raised, what original the variant called, the unvaried
+    run's measurement and interval) differ between committed and re-made; ``""`` if alike."""
+    if before.raised != after.raised:
+        return (f"committed raised {str(before.raised).lower()}, re-made "
+                f"{str(after.raised).lower()}")
+    if before.called != after.called:
+        return f"committed called {before.called!r}, re-made {after.called!r}"
+    if (before.base_measured is None) != (after.base_measured is None):
+        return (f"committed unvaried measured {format_value(before.base_measured)}, re-made "
+                f"{format_value(after.base_measured)}")
+    unvaried = _difference(_Entry("", before.fidelity, before.base_measured, before.base_interval),
+                           _Entry("", after.fidelity, after.base_measured, after.base_interval),
+                           expect, bench)
+    return f"without the variant: {unvaried}" if unvaried else ""
 
 
 def _kept(before: Result, after: Result | None) -> tuple[str, bool]:
