@@ -132,7 +132,7 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
         result = status.result
         if result is not None and status.ref.global_id in refused:
             result = dataclasses.replace(result, verdict=Verdict.UNVERIFIED, measured=None,
-                                         interval=None, artifacts={},
+                                         interval=None, artifacts={}, timestamp="",
                                          reason=refused[status.ref.global_id])
         if result is not None:
             curve = store.artifact_path(result, CURVE_ARTIFACT)
@@ -143,14 +143,16 @@ def build_index(config: ProjectConfig, docs_dir: Path, results: Path) -> SiteInd
             status.stale_reason, status.environment_note,
         )
     if config.variants:
-        _add_power(index, statuses, config, results)
+        _add_power(index, [s for s in statuses if s.ref.global_id not in refused], config,
+                   results)
     return index
 
 
 def _add_power(index: SiteIndex, statuses: list[StoredStatus], config: ProjectConfig,
                results: Path) -> None:
     """Each checked claim's power (:mod:`claimcheck.store.power`), for a project with a
-    catalogue."""
+    catalogue; ``statuses`` leave out the refused claims, which show no power (as
+    :func:`claimcheck.engine.power_run.add_power`)."""
     from claimcheck.store.fingerprint import Fingerprinter
     from claimcheck.store.power import claim_power
     from claimcheck.store.power_results import PowerStore
