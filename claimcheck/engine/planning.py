@@ -1,6 +1,9 @@
 """Which claims a verify runs, with which limits, and which it refuses without running.
 
-A claim with a check runs when its stored result is missing or stale, with ``force``, with
+A claim with a check runs when its stored result is missing, stale or errored (the check raised,
+timed out or died, and measured nothing: like a power run without a measurement, such a result
+never stands until its fingerprint changes; a check that found its dataset or weights missing did
+not err, and stays current), with ``force``, with
 ``recheck`` (its result file changed in a pull request: ``--recheck-results-changed-since``), or
 when it is a ``train`` result made at a smaller budget than the one asked for. A re-check leaves
 alone a training result made at a budget above the run's (:func:`beyond_budget`): CI cannot
@@ -107,7 +110,7 @@ def needs_run(status: StoredStatus, options: RunOptions) -> bool:
         return True
     if options.force or stored is None:
         return True
-    if status.stale:
+    if status.stale or (stored.error is not None and stored.measured is None):
         return True
     if (claim_tier(status.ref.claim) is Tier.TRAIN and stored.tier == Tier.TRAIN.value
             and stored.budget in BUDGETS):
