@@ -33,6 +33,7 @@ from claimcheck.cards.loader import LoadedCard
 from claimcheck.cards.locators import LocatorError, parse_locator
 from claimcheck.cards.plainpages import PlainPage
 from claimcheck.cards.readings import PaperVersion
+from claimcheck.cards.yamlsource import YamlProblem, load_yaml, string_values
 from claimcheck.core.config import ProjectConfig
 
 __all__ = ["reading_findings", "refused_findings"]
@@ -52,7 +53,9 @@ def reading_findings(loaded: LoadedCard, papers: dict[str, LoadedCard]) -> Itera
 
 
 def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Iterator[Finding]:
-    """Every line of a card or page that names a refused source, as an error."""
+    """Every line of a card or page that names a refused source, as an error: each raw line,
+    each value of the front matter as YAML decodes it (at the value's line), and the whole
+    text joined (a source folded over several lines)."""
     if not config.refused_sources:
         return
     if isinstance(item, LoadedCard):
@@ -60,18 +63,36 @@ def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Ite
     else:
         text = item.body
     wanted = [(refused, refused_spelling.needle(refused)) for refused in config.refused_sources]
-    found: set[str] = set()
+    found: set[tuple[str, int]] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         lowered, plain = line.lower(), comparable(line)
         for refused, needle in wanted:
             if needle and needle in plain:
-                found.add(refused)
+                found.add((refused, number))
                 col = lowered.find(refused.lower())
                 yield _refused(item, number, col + 1 if col >= 0 else 1, refused)
-    joined = comparable("".join(_JOINS.sub("", text)))  # a source folded over several lines
+    for (number, col), value in _decoded_values(item):
+        plain = comparable(value)
+        for refused, needle in wanted:
+            if needle and needle in plain and (refused, number) not in found:
+                found.add((refused, number))
+                yield _refused(item, number, col, refused)
+    joined = comparable("".join(_JOINS.sub("", text)))
     for refused, needle in wanted:
-        if refused not in found and needle and needle in joined:
+        if not any(name == refused for name, _ in found) and needle and needle in joined:
             yield _refused(item, 1, 1, refused)
+
+
+def _decoded_values(item: LoadedCard | PlainPage) -> Iterator[tuple[tuple[int, int], str]]:
+    """Each string of a card's front matter as YAML decodes it, with its file position."""
+    if not isinstance(item, LoadedCard) or not item.front_matter:
+        return
+    try:
+        data, positions = load_yaml(item.front_matter, first_line=2)
+    except YamlProblem:
+        return
+    for path, value in string_values(data):
+        yield positions.value(path), value
 
 
 _JOINS = re.compile(r"\\?\s*\n\s*|['\"]")

@@ -17,6 +17,7 @@ passed every check above by then, so the second pass cannot fail.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -169,6 +170,21 @@ def load_yaml(text: str, first_line: int = 1) -> tuple[Any, Positions]:
         return None, Positions()
     value = _Builder(loader, shift).build(node, 0, None)
     return value, Positions(text, shift)
+
+
+def string_values(data: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    """Every string in parsed YAML (mapping keys included, under their mapping's path), with
+    its path, as :meth:`Positions.value` takes it: the text as decoded, escapes undone."""
+    if isinstance(data, str):
+        yield path, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str):
+                yield path, key
+            yield from string_values(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from string_values(value, (*path, index))
 
 
 def _at(mark: Any, shift: int) -> tuple[int, int]:

@@ -50,6 +50,27 @@ CASES = {
     "nfkd decomposed accent": ("https://copies.example/papér.pdf", "https://copies.example/pape\u0301r.pdf"),
     "tab inside": ("https://copies.example/paper.pdf", "https://copies.example/\tpaper.pdf"),
     "backslash path": ("https://copies.example/paper.pdf", "https:\\\\copies.example\\paper.pdf"),
+    # third red team (rt33): IDNA dots and ignored characters, comments, YAML escapes, ports
+    "ideographic full stop": ("https://copies.example/paper.pdf", "https://copies\u3002example/paper.pdf"),
+    "halfwidth ideographic full stop": ("https://copies.example/paper.pdf", "https://copies\uff61example/paper.pdf"),
+    "fullwidth full stop": ("https://copies.example/paper.pdf", "https://copies\uff0eexample/paper.pdf"),
+    "combining grapheme joiner": ("https://copies.example/paper.pdf", "https://cop\u034fies.example/paper.pdf"),
+    "variation selector": ("https://copies.example/paper.pdf", "https://cop\ufe0fies.example/paper.pdf"),
+    "variation selector supplement": ("https://copies.example/paper.pdf", "https://cop\U000e0100ies.example/paper.pdf"),
+    "zero width joiner": ("https://copies.example/paper.pdf", "https://co\u200dpies.example/paper.pdf"),
+    "mongolian selector": ("https://copies.example/paper.pdf", "https://cop\u180bies.example/paper.pdf"),
+    "html comment inside": ("https://copies.example/paper.pdf",
+                            "https://cop<!-- x -->ies.example/paper.pdf"),
+    "inside an html comment": ("https://copies.example/paper.pdf",
+                               "<!-- https://copies.example/paper.pdf -->"),
+    "yaml tab escape": ("https://copies.example/paper.pdf", '"https://cop\\ties.example/paper.pdf"'),
+    "yaml nul bell escape": ("https://copies.example/paper.pdf", '"https://co\\0pi\\aes.example/paper.pdf"'),
+    "yaml line escapes": ("https://copies.example/paper.pdf", '"https://co\\Npi\\Les\\P.example/paper.pdf"'),
+    "yaml esc escape": ("https://copies.example/paper.pdf", '"https://cop\\eies.example/paper.pdf"'),
+    "yaml long escape": ("https://copies.example/paper.pdf", '"https://copies\\U0000002Eexample/paper.pdf"'),
+    "yaml vertical tab form feed": ("https://copies.example/paper.pdf", '"https://co\\vpi\\fes.example/paper.pdf"'),
+    "port with zeros": ("https://copies.example/paper.pdf", "https://copies.example:0443/paper.pdf"),
+    "port 80 with zeros": ("https://copies.example/paper.pdf", "http://copies.example:00080/paper.pdf"),
 }
 
 
@@ -82,3 +103,23 @@ def test_lint_refuses_a_lookalike_spelling(
     monkeypatch.chdir(root)
     assert main(["lint", "wiki"]) == 1
     assert "is a refused source" in capsys.readouterr().out
+
+
+def test_lint_refuses_a_source_spelt_through_a_decoded_yaml_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``\\_`` is YAML's no-break space (white space to a reader) but Markdown's ``_`` on a raw
+    line: the value as YAML decodes it is matched too, at its own line."""
+    arxiv = "2101.00017"
+    claims = [claim("c1", "tinymodels.checks:holds", {"holds": True})]
+    root = write_project(tmp_path / "project", {arxiv: claims})
+    (root / "pyproject.toml").write_text(
+        PYPROJECT + 'refused_sources = ["https://copies.example/paper.pdf"]\n', encoding="utf-8")
+    card = paper_card(arxiv, "paper-0", claims).replace(
+        "\n", '\nsummary: "From https://cop\\_ies.example/paper.pdf"\n', 1)
+    path = root / "wiki" / "papers" / "paper-0.md"
+    path.write_text(card, encoding="utf-8")
+    monkeypatch.chdir(root)
+    assert main(["lint", "wiki"]) == 1
+    out = capsys.readouterr().out
+    assert "wiki/papers/paper-0.md:2:" in out and "is a refused source" in out, out
