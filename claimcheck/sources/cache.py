@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from claimcheck.cards.frontmatter import PaperCard, SourceKind
 from claimcheck.core import safe_fs, strict_json
-from claimcheck.core.config import ProjectConfig
+from claimcheck.core.config import ProjectConfig, user_cache_folder
 from claimcheck.core.provenance import now_iso
 from claimcheck.core.safe_fs import UnsafeEntry
 
@@ -55,14 +55,22 @@ CACHEDIR_TAG = (
 
 
 def cache_folder(config: ProjectConfig | None) -> Path:
-    """The cache folder for ``config`` (see the module docstring)."""
+    """The cache folder for ``config`` (see the module docstring), absolute: a relative
+    ``$CLAIMCHECK_SOURCES`` or ``$XDG_CACHE_HOME`` is taken from the working folder, which may
+    be the project, so whether the cache lies inside the project is decided on this path."""
     if os.environ.get(ENVIRONMENT):
-        return Path(os.environ[ENVIRONMENT]).expanduser()
+        return Path(os.path.abspath(Path(os.environ[ENVIRONMENT]).expanduser()))
     configured = config.raw.get("sources") if config is not None else None
     if isinstance(configured, str) and config is not None:  # as written: links are refused
         return Path(os.path.normpath(config.root / configured))
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "claimcheck" / "sources"
+    return user_cache_folder() / "claimcheck" / "sources"
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` is ``root`` or lies below it, as written or with links resolved."""
+    return any(top == path or top in path.parents for top, path in (
+        (Path(os.path.abspath(root)), folder),
+        (Path(os.path.realpath(root)), Path(os.path.realpath(folder)))))
 
 
 def sha256_of(data: bytes) -> str:
@@ -111,7 +119,7 @@ class SourceCache:
     def for_config(cls, config: ProjectConfig | None) -> SourceCache:
         """The cache that ``config`` points at."""
         folder = cache_folder(config)
-        inside = config is not None and config.root in folder.parents
+        inside = config is not None and _inside(folder, config.root)
         return cls(folder, config.root if inside and config is not None else None,
                    committable=inside)
 

@@ -108,3 +108,23 @@ def test_a_committed_cache_decides_only_what_the_card_pins(
     outside = SourceCache(tmp_path / "operator-cache")
     outside.store(ARXIV, 1, SourceKind.LATEX, "https://arxiv.org/e-print/x", b"\\section{A}")
     assert outside.lookup(card) is not None  # the operator's own cache still serves it
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("XDG_CACHE_HOME", ".cache"), ("CLAIMCHECK_SOURCES", ".cache/claimcheck/sources"),
+    ("CLAIMCHECK_SOURCES", "./wiki/../.cache/claimcheck/sources")])
+def test_a_relative_cache_folder_inside_the_project_is_committable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    """A relative ``$XDG_CACHE_HOME`` or ``$CLAIMCHECK_SOURCES`` is taken from the working
+    folder: run from the project, it names a folder a pull request can commit (rt33 S40)."""
+    monkeypatch.delenv("CLAIMCHECK_SOURCES", raising=False)
+    root = _project(tmp_path, "nothing")
+    SourceCache(root / ".cache/claimcheck/sources", root).store(
+        ARXIV, 1, SourceKind.LATEX, "https://arxiv.org/e-print/x", b"\\section{A} forged")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv(variable, value)
+    cache = SourceCache.for_config(load_config(root))
+    card = next(loaded.card for loaded in load_wiki(load_config(root)).cards)
+    assert cache.folder.is_absolute() and cache.committable
+    assert cache.lookup(card) is None
