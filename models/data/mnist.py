@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 import urllib.error
 import urllib.request
@@ -20,11 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
+from claimcheck.core import safe_fs
+from claimcheck.core.safe_fs import UnsafeEntry
 from models.data import data_files
 from models.data.identity import (
     DataIdentity,
     LabelledSplits,
     data_folders,
+    shown_folder,
     stratified_split,
     unavailable,
 )
@@ -133,11 +137,17 @@ def download_mnist(target: Path, timeout_s: float = 10.0) -> Path:
     """Fetch the four gzipped IDX files into ``target`` and verify their MD5 sums.
 
     Tries each mirror in turn and fails fast (``timeout_s`` per request) without a network.
+    ``target`` and its files are read and written from its parent folder without a link
+    (:mod:`models.data.data_files`, :func:`claimcheck.core.safe_fs.write_atomic`): a linked
+    ``target`` or a link where a file belongs is refused with ``ValueError``, never written
+    through.
     """
-    target.mkdir(parents=True, exist_ok=True)
+    target = Path(os.path.abspath(target))
+    base = target.parent
     for name, md5 in IDX_GZ_MD5.items():
         destination = target / name
-        if destination.is_file() and _md5(destination.read_bytes()) == md5:
+        if data_files.present(base, destination) and _md5(
+                data_files.read(base, destination, gunzip=False)) == md5:
             continue
         errors: list[str] = []
         for mirror in MIRRORS:
@@ -150,9 +160,11 @@ def download_mnist(target: Path, timeout_s: float = 10.0) -> Path:
             if _md5(payload) != md5:
                 errors.append(f"{mirror}: checksum mismatch")
                 continue
-            partial = destination.with_suffix(".part")
-            partial.write_bytes(payload)
-            partial.replace(destination)
+            try:
+                safe_fs.write_atomic(base, destination, payload)  # a link there is replaced
+            except UnsafeEntry as error:
+                raise ValueError(f"{shown_folder(base)}/{error.path}: {error.message}; an MNIST "
+                                 "file is written only into real folders") from None
             break
         else:
             raise OSError(f"could not download {name}: " + "; ".join(errors))

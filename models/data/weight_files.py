@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -121,11 +122,16 @@ def find_weights(preset: str, folder: str | Path | None = None) -> Path:
 
 
 def download(file: WeightFile, target: Path, timeout_s: float = 30.0) -> Path:
-    """Fetch ``file`` from the pinned commit into ``target/efficient-capsnet/`` and verify it."""
-    folder = target / SUBFOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    destination = folder / file.name
-    if destination.is_file() and not verify(file, destination.read_bytes()):
+    """Fetch ``file`` from the pinned commit into ``target/efficient-capsnet/`` and verify it.
+
+    The file is read and written only from the data folder ``target`` without a link
+    (:mod:`claimcheck.core.safe_fs`, through a temp file renamed into place): a linked
+    subfolder or a link where the file belongs is refused with ``ValueError``, and a committed
+    ``.part`` file is never written through."""
+    target = Path(os.path.abspath(target))
+    destination = target / SUBFOLDER / file.name
+    if _present(target, destination) and not verify(
+            file, safe_fs.read_bytes(target, destination, MAX_WEIGHT_BYTES)):
         return destination
     try:
         with urllib.request.urlopen(file.url, timeout=timeout_s) as response:
@@ -135,9 +141,11 @@ def download(file: WeightFile, target: Path, timeout_s: float = 30.0) -> Path:
     problem = verify(file, payload)
     if problem:
         raise OSError(f"{file.url} is not the pinned file: {problem}")
-    partial = destination.with_suffix(".part")
-    partial.write_bytes(payload)
-    partial.replace(destination)
+    try:
+        safe_fs.write_atomic(target, destination, payload)  # a link there is replaced
+    except UnsafeEntry as error:
+        raise ValueError(f"{shown_folder(target)}/{error.path}: {error.message}; a weight file "
+                         "is written only into real folders of its data folder") from None
     return destination
 
 
@@ -156,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     for preset in options.presets or sorted(FILES):
         try:
             print(f"{preset}: {download(FILES[preset], options.into)}")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             print(f"{preset}: {exc}")
             status = 1
     return status

@@ -187,8 +187,8 @@ _READS = {"open", "read_bytes", "read_text", "is_file", "exists", "stat", "load"
           "urlopen"}
 READERS: dict[tuple[str, str], str] = {
     ("mnist.py", "load_mnist_5k_arrays"): "the sample vendored in the package, not a data folder",
-    ("mnist.py", "download_mnist"): "the operator's download target, written by this function",
-    ("weight_files.py", "download"): "the operator's download target, written here",
+    ("mnist.py", "download_mnist"): "urlopen only: reads through data_files, writes via safe_fs",
+    ("weight_files.py", "download"): "urlopen only: reads and writes through safe_fs",
 }
 """Every function of models/data that reads a file by path, with why it may."""
 
