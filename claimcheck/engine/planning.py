@@ -25,11 +25,15 @@ several times the expected time, and crossing one is an error of that run, never
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from claimcheck.cards.frontmatter import Tier
 from claimcheck.cards.wiki import ClaimRef, Wiki
 from claimcheck.checks.api import get_builtin
+from claimcheck.checks.args import args_problems
+from claimcheck.checks.catalog import model_catalog, trainer_facts
 from claimcheck.checks.resolve import claim_tier
 from claimcheck.core.config import ProjectConfig
 from claimcheck.core.errors import CheckReferenceError
@@ -37,7 +41,7 @@ from claimcheck.store.conflicts import refused_identities
 from claimcheck.store.result import BUDGETS, budget_rank
 from claimcheck.store.results import ResultStore
 from claimcheck.store.status import StoredStatus, collect_status
-from claimcheck.trust.boundary import callable_slots, resolve_reference
+from claimcheck.trust.boundary import NESTED_KIND_ARGS, callable_slots, resolve_reference
 from claimcheck.trust.data_paths import path_arg_problems
 from claimcheck.trust.references import is_reference
 
@@ -132,8 +136,9 @@ def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) ->
 
     In this order: a check kind that is not registered (``unknown check kind 'parms' (did you
     mean 'params'?)``); a function the claim names that the trust boundary refuses (it names
-    the real problem); a path argument outside the project's data roots. These are the
-    messages lint gives, and such a claim never reaches a worker.
+    the real problem); a path argument outside the project's data roots; a ``ratio`` side, at
+    any depth, whose ``kind`` is not registered. These are the messages lint gives, and such a
+    claim never reaches a worker.
     """
     ref = status.ref
     check = ref.claim.check
@@ -150,6 +155,29 @@ def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) ->
     paths = path_arg_problems(ref.claim.args, config, ref.claim.check)
     if paths:
         return paths[0].message
+    return _nested_kind(check, ref.claim.args, config)
+
+
+def _nested_kind(check: str | None, args: Mapping[str, Any], config: ProjectConfig) -> str:
+    """Lint's error for a measurement nested in ``check``'s args (a ``ratio``'s numerator or
+    denominator, at any depth) whose ``kind`` is no built-in kind (``""``: none). Lint's
+    :func:`args_problems` validates each level; it is asked again for every nested level, since
+    it descends only a few levels itself."""
+    if check is None or check not in NESTED_KIND_ARGS:
+        return ""
+    facts = trainer_facts(config, None)
+    levels: list[tuple[str, Any]] = [(check, args)]
+    while levels:
+        kind, level = levels.pop(0)
+        if not isinstance(level, Mapping):
+            continue
+        for problem in args_problems(kind, level, model_catalog(config), facts):
+            if problem.path[-1:] == ("kind",) and not problem.warning:
+                return f"args: {problem.message}"
+        for key in NESTED_KIND_ARGS[kind]:
+            spec = level.get(key)
+            if isinstance(spec, Mapping) and spec.get("kind") in NESTED_KIND_ARGS:
+                levels.append((spec["kind"], spec.get("args")))
     return ""
 
 
