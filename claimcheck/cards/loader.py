@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from claimcheck.cards.citations import Citation, CitationProblem, scan_citations
+from claimcheck.cards.controls import BIDI_CONTROLS, NUMERIC_ENTITY, entity_char, refused_control
 from claimcheck.cards.frontmatter import (
     CLAIM_ID_PATTERN,
     SHA256_PATTERN,
@@ -37,7 +38,7 @@ from claimcheck.cards.identifiers import (
     PAPER_KEY_PATTERN,
     PaperId,
 )
-from claimcheck.cards.yamlsource import Positions, YamlProblem, load_yaml
+from claimcheck.cards.yamlsource import Positions, YamlProblem, load_yaml, string_values
 from claimcheck.core.errors import CardError
 
 MAX_CARD_BYTES = 1_000_000
@@ -131,11 +132,6 @@ def _fail(message: str, path: str, line: int = 1, col: int = 1) -> CardError:
     return CardError(message, path, line, col)
 
 
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
-"""Embeddings, overrides and isolates (LRE ... RLO, LRI ... PDI): a title, statement or quote
-holding one shows on the site in an order other than the one lint and reviewers read."""
-
-
 def read_text(path: Path, display: str) -> str:
     """Read a card as UTF-8, with size and encoding errors located."""
     try:
@@ -162,14 +158,41 @@ def read_text(path: Path, display: str) -> str:
             f"file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8",
             display, line, col,
         ) from None
-    bidi = _BIDI_CONTROLS.search(text)
+    bidi = BIDI_CONTROLS.search(text)
     if bidi is not None:
-        line = text.count("\n", 0, bidi.start()) + 1
-        col = bidi.start() - (text.rfind("\n", 0, bidi.start()) + 1) + 1
-        raise _fail(f"bidirectional control character U+{ord(bidi[0]):04X} is not allowed: it "
-                    "makes text display in another order than it reads (\"Trojan Source\"); "
-                    "right-to-left script needs none", display, line, col)
+        line, col = _line_col(text, bidi.start())
+        raise _fail(_control_message(bidi[0]), display, line, col)
+    for entity in NUMERIC_ENTITY.finditer(text):  # what a browser shows for &#x202E;
+        char = entity_char(entity)
+        if char is not None and refused_control(char):
+            line, col = _line_col(text, entity.start())
+            raise _fail(_control_message(char, f"as the HTML entity {entity[0]}"), display,
+                        line, col)
     return text
+
+
+def _control_message(char: str, written: str = "") -> str:
+    how = f" ({written})" if written else ""
+    if BIDI_CONTROLS.match(char):
+        return (f"bidirectional control character U+{ord(char):04X}{how} is not allowed: it "
+                "makes text display in another order than it reads (\"Trojan Source\"); "
+                "right-to-left script needs none")
+    return (f"control character U+{ord(char):04X}{how} is not allowed: it would reach "
+            "terminals and the site as is; drop it")
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _refuse_decoded_controls(data: Any, positions: Positions, display: str) -> None:
+    """A front-matter string that YAML decodes to a refused control (``"\\u202E"``, ``"\\e"``),
+    refused at the value's place."""
+    for path, value in string_values(data):
+        char = next((c for c in value if refused_control(c)), None)
+        if char is not None:
+            line, col = positions.value(path)
+            raise _fail(_control_message(char, "as a YAML escape"), display, line, col)
 
 
 def split_front_matter(text: str, display: str) -> tuple[str, str, int]:
@@ -205,6 +228,7 @@ def load_card(path: Path, display: str | None = None, text: str | None = None) -
     if not isinstance(data, dict):
         line, col = positions.value(())
         raise _fail("front matter must be a mapping of keys to values", shown, line, col)
+    _refuse_decoded_controls(data, positions, shown)
     if "kind" not in data:
         line, col = positions.value(())
         raise _fail("missing required key 'kind' (concept or paper)", shown, line, col)

@@ -24,6 +24,9 @@ in ``docs/site.md``:
 * Front-matter values are text, escaped whatever their YAML type (:func:`clean_meta`);
   titles, table-of-contents entries and navigation sections keep no markup
   (:func:`clean_fragment`).
+* No bidi control and no control character but tab and line feed survives in a page, a title
+  or a text, raw or as a numeric entity (``&#x202E;``): lint refuses them in cards, and the site
+  strips them from whatever reaches it anyway.
 
 ``unsafe_markup`` names what the sanitiser is about to remove, so the build log can say so.
 """
@@ -37,6 +40,8 @@ from urllib.parse import urlsplit
 
 import nh3
 from markupsafe import escape
+
+from claimcheck.cards.controls import NUMERIC_ENTITY, entity_char, refused_control
 
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
@@ -117,10 +122,23 @@ _UNSAFE = re.compile(
 )
 
 
+def _without_controls(text: str) -> str:
+    """``text`` without the characters :mod:`claimcheck.cards.controls` refuses, raw or as
+    numeric entities: lint refuses them in cards; text from results or built pages is cleaned
+    here all the same."""
+    def entity(match: re.Match[str]) -> str:
+        char = entity_char(match)
+        return "" if char is not None and refused_control(char) else match[0]
+
+    kept = "".join(char for char in text if not refused_control(char))
+    return NUMERIC_ENTITY.sub(entity, kept)
+
+
 def clean_page_html(html: str) -> str:
-    """An author's rendered page, reduced to the allow-list; an author id in the plugin's
-    namespace is renamed (:data:`RENAMED`), and the page's own links to it follow."""
-    cleaned = str(_PAGE_CLEANER.clean(html))
+    """An author's rendered page, reduced to the allow-list, without control characters; an
+    author id in the plugin's namespace is renamed (:data:`RENAMED`), and the page's own links
+    to it follow."""
+    cleaned = _without_controls(str(_PAGE_CLEANER.clean(html)))
     for old in renamed_ids(cleaned):
         cleaned = cleaned.replace(f'href="#{old}"', f'href="#{RENAMED}{old}"')
     return cleaned
@@ -132,8 +150,9 @@ def renamed_ids(html: str) -> set[str]:
 
 
 def clean_text(text: object) -> str:
-    """Any value, read as plain text, escaped for HTML (``<b>`` shows as ``<b>``)."""
-    return str(escape(str(text)))
+    """Any value, read as plain text, escaped for HTML (``<b>`` shows as ``<b>``), without
+    control characters."""
+    return str(escape(_without_controls(str(text))))
 
 
 def clean_fragment(html: str) -> str:
@@ -142,7 +161,7 @@ def clean_fragment(html: str) -> str:
     Tags are removed (with the content of ``script`` and ``style``), entities kept, so the
     result is stable: cleaning it again changes nothing.
     """
-    cleaned = str(_TEXT_CLEANER.clean(html))
+    cleaned = _without_controls(str(_TEXT_CLEANER.clean(html)))
     return cleaned.replace('"', "&#34;").replace("'", "&#39;")
 
 
