@@ -65,7 +65,9 @@ def test_the_full_script_resumes_pieces_and_stores_the_same_figures(
     assert run.main([*arguments, "--list"]) == run.EXIT_DONE
     codes = [run.main(arguments) for _ in range(2)]
     assert codes == [run.EXIT_MORE, run.EXIT_MORE]  # one epoch per piece: the deadline is past
-    for _ in range(4):
+    # 2 seeds x 2 epochs, each trained on three streams (the run, its data and init controls):
+    # 12 pieces, one per call (two made above), then a call that stores the result
+    for _ in range(12):
         if run.main(arguments) == run.EXIT_DONE:
             break
     else:
