@@ -93,7 +93,18 @@ def chunked_routing(ctx: CheckContext) -> Evidence:
 
     layer._chunk_vote_sums = counted
     leaf = children.clone().requires_grad_(True)
-    poses = layer(leaf, first)  # the routed pass, as the network's second pass
+    subject = (f"inverted_capsnet/{args.preset} capsule layer {args.layer} at batch {args.batch}, "
+               f"children {tuple(children.shape)}, a routed pass from the uniform pass's poses")
+    try:
+        poses = layer(leaf, first)  # the routed pass, as the network's second pass
+    except RuntimeError as exc:  # e.g. a chunk loop that lost images: the claim fails here
+        return property_evidence(subject, [Finding(
+            f"the routed pass completes at batch {args.batch}", False,
+            f"raised {type(exc).__name__}: {exc}")])
+    if poses.shape != first.shape:  # every image (and position) routed, none dropped
+        return property_evidence(subject, [Finding(
+            "routed poses for every image", False,
+            f"routed pass gave {tuple(poses.shape)}, the uniform pass {tuple(first.shape)}")])
     forward_chunks = list(calls)
     projection = torch.randn(poses.shape, generator=gen)
     (poses * projection).sum().backward()
@@ -117,10 +128,7 @@ def chunked_routing(ctx: CheckContext) -> Evidence:
         at_most("max |chunked - reference| d/d W_ij (relative)",
                 _gap(got_weight, layer.weight.grad), 1e-4),
     ]
-    return property_evidence(
-        f"inverted_capsnet/{args.preset} capsule layer {args.layer} at batch {args.batch}, "
-        f"children {tuple(children.shape)}, a routed pass from the uniform pass's poses",
-        findings)
+    return property_evidence(subject, findings)
 
 
 def _gap(got: Tensor | None, want: Tensor | None) -> float:
