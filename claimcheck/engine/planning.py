@@ -57,8 +57,9 @@ enlarge a budget's work (``epochs: 3`` on the whole 4,000-digit train part at ``
 training claim trains each seed three times (its stream and init controls), so the net is sized
 for the largest run the wiki declares at each budget, with room to spare: the largest,
 ``2101.12491/mnist-5k-three-epochs`` at smoke (nine 3-epoch trainings on 4,000 digits), took
-1,723 s of wall-clock time on a shared core of the project's 2-core machine (it had passed the old
-900 CPU-second net). A net only catches a run that hangs or runs away; it never decides a verdict."""
+1,723 s of wall-clock time on a shared core of the project's 2-core machine (it had passed the
+old 900 CPU-second net). A net only catches a run that hangs or runs away; it never decides a
+verdict."""
 
 
 @dataclass(frozen=True)
