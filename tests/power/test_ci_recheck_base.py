@@ -28,18 +28,24 @@ def _commit(folder: Path, name: str) -> str:
     return _git(folder, "rev-parse", "HEAD")
 
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
 def test_not_a_repository_and_a_single_commit_have_no_base(tmp_path: Path) -> None:
-    assert _base(tmp_path) == ""
+    """No base: the empty tree, so that CI re-makes every stored file within its budget."""
+    assert _base(tmp_path) == EMPTY_TREE
     _git(tmp_path, "init", "-q")
     _commit(tmp_path, "a")
-    assert _base(tmp_path) == ""
+    assert _base(tmp_path) == EMPTY_TREE
 
 
-def test_without_a_remote_the_previous_commit(tmp_path: Path) -> None:
+def test_without_a_remote_everything_is_rechecked(tmp_path: Path) -> None:
+    """Never HEAD~1 of a branch with no known base: a pull request of several commits would hide
+    a forged result in its first one."""
     _git(tmp_path, "init", "-q")
-    first = _commit(tmp_path, "a")
+    _commit(tmp_path, "a")
     _commit(tmp_path, "b")
-    assert _base(tmp_path) == first
+    assert _base(tmp_path) == EMPTY_TREE
 
 
 def test_with_origin_main_the_merge_base(tmp_path: Path) -> None:

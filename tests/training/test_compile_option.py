@@ -33,4 +33,6 @@ def test_compile_compiles_each_seed_in_place(monkeypatch: pytest.MonkeyPatch,
     spec = {**TINY, "compile": True} if requested else TINY
     result = run_training(spec, _context())
     assert result["compile"] is requested
-    assert compiled == (["EfficientCapsNet", "EfficientCapsNet"] if requested else [])
+    # one network per seed and stream: 2 seeds, each trained on its own streams and on the two
+    # controls (another data stream, another init stream)
+    assert compiled == (["EfficientCapsNet"] * 2 * 3 if requested else [])
