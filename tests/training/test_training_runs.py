@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from models.training.run import run_training
+from models.training.run import run_training, train_seeds
 
 pytestmark = pytest.mark.slow
 
@@ -24,10 +24,16 @@ def context(seed: int = 0, messages: list[str] | None = None) -> Any:
                            progress=lambda message, fraction: sink.append(message))
 
 
+def own_streams(spec: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """A training run on its own random streams only: the controls (two more trainings per
+    seed) are tested once, by test_controls_train_the_same_seeds_on_other_random_streams."""
+    return train_seeds(spec, ctx, controls=False).result
+
+
 def test_cpu_training_is_deterministic_for_a_seed() -> None:
-    first = run_training(TINY, context())
-    second = run_training(TINY, context())
-    other = run_training(TINY, context(seed=1))
+    first = own_streams(TINY, context())
+    second = own_streams(TINY, context())
+    other = own_streams(TINY, context(seed=1))
     losses = [[row["loss"] for row in c["epochs"]] for c in first["curves"]]
     assert losses == [[row["loss"] for row in c["epochs"]] for c in second["curves"]]
     assert first["per_seed"] == second["per_seed"]
@@ -48,7 +54,7 @@ def test_controls_train_the_same_seeds_on_other_random_streams() -> None:
 
 def test_result_names_data_schedule_seeds_device_and_progress() -> None:
     messages: list[str] = []
-    result = run_training({**TINY, "seeds": 2}, context(messages=messages))
+    result = own_streams({**TINY, "seeds": 2}, context(messages=messages))
     assert result["seeds"] == [0, 1] and len(result["per_seed"]) == 2
     assert result["data"]["name"] == "mnist-5k" and "training split" in result["data"]["origin"]
     assert result["schedule"]["name"] == "official" and result["schedule"]["batch_size"] == 16
@@ -60,7 +66,7 @@ def test_result_names_data_schedule_seeds_device_and_progress() -> None:
 def test_multimnist_run_uses_two_labels() -> None:
     spec = {"model": "efficient_capsnet", "preset": "multimnist", "dataset": "multimnist-5k",
             "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error", "seeds": 1}
-    result = run_training(spec, context())
+    result = own_streams(spec, context())
     assert 0.0 <= result["per_seed"][0] <= 100.0
     assert result["data"]["name"] == "multimnist(mnist-5k)"
 
@@ -90,7 +96,7 @@ def test_the_multimnist_pipeline_learns_on_a_tiny_fixed_budget() -> None:
     spec = {"model": "capsnet_narrow", "preset": "multimnist", "dataset": "multimnist-5k",
             "schedule": "paper", "metric": "accuracy", "train_size": 1000,
             "train_pairs_per_image": 2, "eval_size": 300, "epochs": 2, "seeds": 1}
-    result = run_training(spec, context())
+    result = own_streams(spec, context())
     evaluation = result["evaluation"]
     assert evaluation["chance"] == pytest.approx(100 / 45) and evaluation["examples"] == 300
     values = tuple(result["per_seed"])
