@@ -16,11 +16,12 @@ per (breakage, contradicted claim) and a summary; exits 1 when a matching varian
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from power_matrix import copy_project  # benchmarks/ is on sys.path when run as a script
 
 REPO = Path(__file__).resolve().parents[1]
 COPIED = ("pyproject.toml", "wiki", "models", ".claimcheck")
@@ -54,13 +55,7 @@ def contradicted_under(name: str, claims: list[str]) -> list[str]:
     """The claims of ``claims`` that a copy with breakage ``name`` applied verifies contradicted."""
     path, old, new, _ = BREAKAGES[name]
     with tempfile.TemporaryDirectory() as folder:
-        work = Path(folder)
-        for part in COPIED:
-            source = REPO / part
-            if source.is_dir():
-                shutil.copytree(source, work / part, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(source, work / part)
+        work = copy_project(Path(folder), COPIED)
         text = (work / path).read_text(encoding="utf-8")
         if old not in text:
             raise SystemExit(f"{name}: {path} no longer holds {old!r}; update BREAKAGES")

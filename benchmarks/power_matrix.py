@@ -34,8 +34,9 @@ REPO = Path(__file__).resolve().parents[1]
 COPIED = ("pyproject.toml", "wiki", "models")
 
 
-def _copy(to: Path) -> Path:
-    for name in COPIED:
+def copy_project(to: Path, parts: tuple[str, ...] = COPIED) -> Path:
+    """Copy ``parts`` of the repository (files or folders, no ``__pycache__``) into ``to``."""
+    for name in parts:
         source = REPO / name
         if source.is_dir():
             shutil.copytree(source, to / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -81,7 +82,7 @@ def main() -> int:
     if ns.jobs:
         extra += ["--jobs", str(ns.jobs)]
     with tempfile.TemporaryDirectory(prefix="power-matrix-") as tmp:
-        root = _copy(Path(tmp))
+        root = copy_project(Path(tmp))
         print(f"commit {_commit()}, load average {os.getloadavg()[0]:.1f} at the start")
         for repeat in range(ns.repeats):
             force = _timed(root, "verify", "wiki", "--force", *extra)
