@@ -131,7 +131,8 @@ class LocalExecutor:
 
         parent, child = context.Pipe()
         process = context.Process(
-            target=serve, args=(child, self.threads), name="claimcheck-worker", daemon=True
+            target=serve, args=(child, self.threads, dict(os.environ)), name="claimcheck-worker",
+            daemon=True,
         )
         process.start()
         child.close()

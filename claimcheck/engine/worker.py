@@ -227,11 +227,16 @@ def _with_output(outcome: Outcome, output: str) -> Outcome:
     return dataclasses.replace(outcome, output=output) if output else outcome
 
 
-def serve(connection: Connection, threads: int) -> None:
+def serve(connection: Connection, threads: int, environ: dict[str, str]) -> None:
     """A local worker: receive tasks, run each in a fresh child, send the messages.
 
-    Runs until it receives ``None`` or SIGTERM; either way no child or grandchild survives it.
+    ``environ`` is the driver's environment when it started the worker: a forkserver keeps the
+    one it was started with, and a program that runs verify twice (the API, a notebook) must
+    see the variables of the run it asked for (data folders, memory limit, cache). Runs until it
+    receives ``None`` or SIGTERM; either way no child or grandchild survives it.
     """
+    os.environ.clear()
+    os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _stop)
     os.dup2(2, 1)  # nothing this process prints may land in verify's stdout

@@ -8,6 +8,7 @@ presets, config fields and trainer keys come from this repository's registry, re
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -197,11 +198,16 @@ def _lint(text: str, tmp_path: Path) -> list[Any]:
     return lint_wiki(load_cards(CONFIG, [path]))
 
 
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    """The exported schema, built once (about a second): every test reads the same one."""
+    return jsonschema.Draft202012Validator(card_json_schema(CONFIG))
+
+
 def _schema_errors(text: str) -> list[str]:
     front = text.split("\n---\n", 1)[0].removeprefix("---\n")
     data = yaml.safe_load(front)
-    validator = jsonschema.Draft202012Validator(card_json_schema(CONFIG))
-    return [error.message for error in validator.iter_errors(data)]
+    return [error.message for error in _validator().iter_errors(data)]
 
 
 def test_the_base_card_is_clean_for_lint_and_schema(tmp_path: Path) -> None:

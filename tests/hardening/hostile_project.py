@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.engine.conftest import claim, write_project
+from tests.inprocess_cli import run_claimcheck
 from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,10 +57,15 @@ def hostile_project(base: Path, claims: list[dict[str, Any]], checks: str) -> Pa
     return root
 
 
-def cli(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``claimcheck ARGS`` in ``root``, in a child process with a minimal environment."""
+def cli(root: Path, *args: str, child: bool = False,
+        timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``claimcheck ARGS`` in ``root`` with a minimal environment: in this process
+    (:mod:`tests.inprocess_cli`), or in a child process when the test is about the process
+    (``child=True``; ``timeout`` applies to the child only)."""
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(root.parent),
            "CLAIMCHECK_MEMORY_LIMIT_GB": "0"}
+    if not child:
+        return run_claimcheck(root, *args, env=env)
     return subprocess.run([sys.executable, "-m", "claimcheck.cli", *args], cwd=root,
                           capture_output=True, text=True, timeout=timeout, env=env)
 

@@ -15,13 +15,13 @@ line and verify's reason are the same message, and the marker file never appears
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.engine.conftest import claim, write_project
+from tests.inprocess_cli import run_claimcheck
 from tests.strictjson import loads_strict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,10 +146,7 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claimcheck.cli", *args], cwd=root, capture_output=True,
-        text=True, timeout=300, env=_env(root.parent),
-    )
+    return run_claimcheck(root, *args, env=_env(root.parent))
 
 
 @pytest.fixture(scope="module")

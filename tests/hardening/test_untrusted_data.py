@@ -14,8 +14,6 @@ import dataclasses
 import hashlib
 import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ import pytest
 
 from claimcheck.store.portable_paths import scrub
 from tests.hardening.hostile_project import ARXIV, REPO, claim, cli, hostile_project, rows
+from tests.inprocess_cli import run_claimcheck
 from tests.strictjson import loads_strict
 
 CHECKS = '''
@@ -114,9 +113,7 @@ def test_lint_and_verify_refuse_card_chosen_paths_with_the_same_message(tmp_path
     assert set(errors) == set(HOSTILE_PATHS), errors
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
            "CLAIMCHECK_MEMORY_LIMIT_GB": "0", "MARKER_DIR": str(markers)}
-    done = subprocess.run([sys.executable, "-m", "claimcheck.cli", "verify", "wiki", "--device",
-                           "cpu", "--format", "json"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env=env)
+    done = run_claimcheck(root, "verify", "wiki", "--device", "cpu", "--format", "json", env=env)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     shown = rows(done.stdout)
     for name, message in errors.items():
@@ -198,9 +195,7 @@ def test_a_card_cannot_lift_the_operators_memory_limit(tmp_path: Path) -> None:
     ], CHECKS)
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
            "CLAIMCHECK_MEMORY_LIMIT_GB": "2"}
-    done = subprocess.run([sys.executable, "-m", "claimcheck.cli", "verify", "wiki", "--device",
-                           "cpu", "--format", "json"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env=env)
+    done = run_claimcheck(root, "verify", "wiki", "--device", "cpu", "--format", "json", env=env)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     shown = rows(done.stdout)
     assert 0 < shown["greedy"]["measured"] <= 2.0, shown["greedy"]
