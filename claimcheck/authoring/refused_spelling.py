@@ -30,6 +30,7 @@ Matching stays a substring search: a longer address that starts with a refused o
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import stringprep
@@ -80,10 +81,12 @@ def _yaml_unescape(text: str) -> str:
     return _YAML_ESCAPE.sub(one, text)
 
 
+@functools.lru_cache(maxsize=8192)
 def comparable(text: str) -> str:
     """``text`` in the one form refused sources are matched in (see the module docstring); text
     with an HTML comment gives two forms, a line apart: without the comments (what a reader of
-    the page sees) and with their text (what a reader of the file sees)."""
+    the page sees) and with their text (what a reader of the file sees). Memoized: lint asks for
+    the same card texts once per refused source and reading."""
     for _ in range(8):
         decoded = html.unescape(urllib.parse.unquote(_yaml_unescape(text)))
         if decoded == text:
@@ -98,15 +101,31 @@ def comparable(text: str) -> str:
 def _form(text: str) -> str:
     """Decoded ``text`` in the comparable form, which holds no white space."""
     text = idna.dots.sub(".", unicodedata.normalize("NFKC", text).casefold())
-    text = "".join(char for char in text if not _ignored(char))
+    text = _NON_ASCII.sub(_unless_ignored, text)
     text = _TAG.sub("", text).translate(_LOOKALIKES)
     text = _MARKDOWN_ESCAPE.sub("", text).replace("\\", "/")
     text = _WWW.sub("", _SCHEME.sub("", _SSH_HOST.sub(r"\1/", _SLASHES.sub("/", text))))
-    text = "".join(char for char in text
-                   if not char.isspace() and unicodedata.category(char) != "Cc")
+    text = _NON_ASCII.sub(_unless_blank, text.translate(_ASCII_BLANKS))
     return _PORT_OR_DOT.sub("", _SLASHES.sub("/", text))
 
 
+# Character by character only outside ASCII (the cards' text is mostly ASCII): ASCII holds no
+# character a reader sees as nothing, and its white space and control characters are
+# U+0000-U+0020 and U+007F.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_BLANKS = dict.fromkeys([*range(0x21), 0x7F])
+
+
+def _unless_ignored(match: re.Match[str]) -> str:
+    return "" if _ignored(match.group()) else match.group()
+
+
+def _unless_blank(match: re.Match[str]) -> str:
+    char = match.group()
+    return "" if char.isspace() or unicodedata.category(char) == "Cc" else char
+
+
+@functools.lru_cache(maxsize=4096)
 def _ignored(char: str) -> bool:
     """Whether a reader, or IDNA in a host name, shows ``char`` as nothing."""
     return (unicodedata.category(char) == "Cf" or stringprep.in_table_b1(char)

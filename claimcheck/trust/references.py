@@ -15,6 +15,7 @@ relative imports, and string literals naming a project module such as the target
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
@@ -122,7 +123,11 @@ class SourceFacts:
         return (self.markers or {}).get(name, ())
 
 
+@functools.lru_cache(maxsize=1024)
 def _facts_of(source: bytes, filename: str) -> SourceFacts:
+    """The facts of one file's bytes. Memoized by content for the process: a lint pass asks for
+    the same modules once per claim that reaches them (417 times for this repository's wiki,
+    11 s of its 12), and the same bytes always parse the same. Callers read, never mutate."""
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
