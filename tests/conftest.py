@@ -9,6 +9,7 @@ of a broader scope, which :func:`pytest_collection_modifyitems` then keeps on on
 
 from __future__ import annotations
 
+import functools
 import inspect
 import signal
 from collections.abc import Iterator
@@ -47,8 +48,10 @@ def _writes_nothing_into_the_repository() -> Iterator[None]:
                     pytrace=False)
 
 
+@functools.cache
 def _is_the_suites(function: object, rootdir: Path) -> bool:
-    """Whether a fixture is defined by this project's tests, not by pytest or a plugin."""
+    """Whether a fixture is defined by this project's tests, not by pytest or a plugin (asked
+    once per fixture and test, 8,000 times: memoized)."""
     try:
         path = Path(inspect.getfile(function)).resolve()  # type: ignore[arg-type]
     except (TypeError, OSError):
