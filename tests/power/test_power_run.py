@@ -39,15 +39,33 @@ def _power(root: Path, **options: Any) -> int:
     return run_power(wiki, RunOptions(device="cpu", jobs=1, **options)).ran
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return write_power_project(tmp_path / "p", {ARXIV: [
+def _claims() -> list[dict[str, Any]]:
+    return [
         power_claim("caught", ["wrong-factor", "negative-factor"]),
         # Run after "caught" in the same worker: a leaked wrong-factor would make it caught.
         power_claim("missed", ["small-offset"], expect={"approx": 6.0, "rel_tol": 0.01}),
         power_claim("contradicted", ["wrong-factor"], expect={"equals": 7.0}),
         claim("plain", "tinymodels.checks:holds", {"holds": True}, basis="implementation"),
-    ]})
+    ]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_power_project(tmp_path / "p", {ARXIV: _claims()})
+
+
+@pytest.fixture(scope="module")
+def _powered_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project after its first ``verify --power`` (several seconds), made once."""
+    root = write_power_project(tmp_path_factory.mktemp("powered") / "p", {ARXIV: _claims()})
+    _verify(root, "--power")
+    return root
+
+
+@pytest.fixture
+def powered(_powered_once: Path, tmp_path: Path) -> Path:
+    """The project after its first ``verify --power``: the test's own copy, to change."""
+    return Path(shutil.copytree(_powered_once, tmp_path / "p"))
 
 
 TOLERANT = {"approx": 6.0, "rel_tol": 0.01}
@@ -156,22 +174,21 @@ def test_an_undecided_run_is_retried_and_a_decided_one_is_not(
     assert again == {"no-factor", "recursive-factor", "broken-variant"}
 
 
-def test_a_variant_never_leaks_into_the_ordinary_verdicts(project: Path) -> None:
-    _verify(project, "--power")
-    before = (project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text()
-    _, rows = _verify(project, "--force")
+def test_a_variant_never_leaks_into_the_ordinary_verdicts(powered: Path) -> None:
+    before = (powered / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text()
+    _, rows = _verify(powered, "--force")
     assert rows["caught"]["verdict"] == "verified" and rows["caught"]["measured"] == 6.0
     assert rows["missed"]["verdict"] == "verified"
-    after = loads_strict((project / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text())
+    after = loads_strict((powered / ".claimcheck/results" / f"{ARXIV}__caught.json").read_text())
     assert loads_strict(before)["measured"] == after["measured"] == 6.0
 
 
-def test_after_a_code_change_an_equal_measurement_is_no_longer_a_change(project: Path) -> None:
-    _, rows = _verify(project, "--power")
+def test_after_a_code_change_an_equal_measurement_is_no_longer_a_change(powered: Path) -> None:
+    _, rows = _verify(powered)
     assert _states(rows["caught"]["power"], listed=True)["wrong-factor"] == "caught"
-    source = project / "tinymodels/scale.py"  # the breakage: the factor is written in
+    source = powered / "tinymodels/scale.py"  # the breakage: the factor is written in
     source.write_text(source.read_text().replace("return FACTOR * x", "return 2.0 * x"))
-    _, rows = _verify(project, "--power")
+    _, rows = _verify(powered, "--power")
     states = _states(rows["caught"]["power"], listed=True)
     assert states == {"wrong-factor": "no longer a change", "negative-factor": "no longer a change"}
     assert rows["caught"]["power"]["missed"] == []
@@ -188,9 +205,8 @@ def test_resources_apply_to_every_run_and_exhaustion_is_never_caught(tmp_path: P
     assert PowerStore(root / ".claimcheck").read(f"{ARXIV}/starved") == {}
 
 
-def test_power_reruns_only_what_changed(project: Path) -> None:
-    _verify(project, "--power")
-    store = PowerStore(project / ".claimcheck")
+def test_power_reruns_only_what_changed(powered: Path) -> None:
+    store = PowerStore(powered / ".claimcheck")
 
     def stamps() -> dict[tuple[str, str], str]:
         return {(c, n): r.timestamp for c in ("caught", "missed")
@@ -198,63 +214,84 @@ def test_power_reruns_only_what_changed(project: Path) -> None:
 
     def rerun() -> set[tuple[str, str]]:
         before = stamps()
-        _power(project)
+        _power(powered)
         return {key for key, stamp in stamps().items() if before.get(key) != stamp}
 
     undecided = {(c, n) for c in ("caught", "missed")
                  for n, r in store.read(f"{ARXIV}/{c}").items() if r.measured is None}
     assert undecided and rerun() == undecided  # only what was never decided is tried again
-    variants = project / "tinymodels/variants/deeper/sign.py"
+    variants = powered / "tinymodels/variants/deeper/sign.py"
     variants.write_text(variants.read_text() + "\n# touched\n")
     assert rerun() == undecided | {("caught", "negative-factor"), ("missed", "negative-factor")}
-    card = next((project / "wiki/papers").glob("*.md"))
+    card = next((powered / "wiki/papers").glob("*.md"))
     card.write_text(card.read_text().replace("Statement of caught.", "Changed statement."))
-    _, rows = _verify(project)
+    _, rows = _verify(powered)
     assert rows["caught"]["power"]["summary"].startswith("catches 0 of 2")
     assert "stale" in rows["caught"]["power"]["summary"]
-    _, rows = _verify(project, "--power")
+    _, rows = _verify(powered, "--power")
     assert rows["caught"]["power"]["caught"] == 2
 
 
-def test_stale_claim_result_shows_power_as_not_measured(project: Path) -> None:
-    _verify(project, "--power")
-    card = next((project / "wiki/papers").glob("*.md"))
+def test_stale_claim_result_shows_power_as_not_measured(powered: Path) -> None:
+    card = next((powered / "wiki/papers").glob("*.md"))
     card.write_text(card.read_text().replace("Statement of caught.", "Changed statement."))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        main(["status", str(project / "wiki"), "--format", "json"])
+        main(["status", str(powered / "wiki"), "--format", "json"])
     rows = {row["claim"].split("/", 1)[1]: row for row in loads_strict(out.getvalue())}
     assert rows["caught"]["power"]["why"] == "the claim's result is stale"
     assert rows["missed"]["power"]["missed"] == ["small-offset"]
 
 
-def test_a_forged_power_entry_is_judged_again(project: Path) -> None:
-    _verify(project, "--power")
-    path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
+def test_a_forged_power_entry_is_judged_again(powered: Path) -> None:
+    path = PowerStore(powered / ".claimcheck").path_of(f"{ARXIV}/missed")
     data = loads_strict(path.read_text())
     data["variants"]["small-offset"]["verdict"] = "contradicted"
     path.write_text(json.dumps(data))
-    _, rows = _verify(project)
+    _, rows = _verify(powered)
     assert rows["missed"]["power"]["missed"] == ["small-offset"]
 
 
-def test_a_forged_power_measurement_is_remade_by_the_recheck(project: Path) -> None:
-    _verify(project, "--power")
-    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+def test_a_forged_power_measurement_is_remade_by_the_recheck(powered: Path) -> None:
+    git = ["git", "-C", str(powered), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
-    path = PowerStore(project / ".claimcheck").path_of(f"{ARXIV}/missed")
+    path = PowerStore(powered / ".claimcheck").path_of(f"{ARXIV}/missed")
     data = loads_strict(path.read_text())
     data["variants"]["small-offset"].update(measured=9.0, verdict="contradicted")
     path.write_text(json.dumps(data))  # a consistent forgery: re-judging cannot see it
-    _, rows = _verify(project)
+    _, rows = _verify(powered)
     assert rows["missed"]["power"]["missed"] == []
-    _, rows = _verify(project, "--recheck-results-changed-since", "HEAD")
+    _, rows = _verify(powered, "--recheck-results-changed-since", "HEAD")
     assert rows["missed"]["power"]["missed"] == []  # without --power nothing re-makes it
-    _, rows = _verify(project, "--power", "--recheck-results-changed-since", "HEAD")
+    _, rows = _verify(powered, "--power", "--recheck-results-changed-since", "HEAD")
     assert rows["missed"]["power"]["missed"] == ["small-offset"]
     assert loads_strict(path.read_text())["variants"]["small-offset"]["measured"] == 6.01
+
+
+# The project's trainer without torch, for the budget test: what a training claim's variants
+# are run at does not depend on what the trainer computes, and each of the test's five runs of
+# the train check (the claim, and a run without and with the variant at smoke and at short), in
+# a process of its own, would otherwise pay for torch.optim's first import of torch._dynamo.
+FIXED_CURVE_TRAINER = '''\
+"""A trainer that follows the trainer contract and trains nothing: a fixed curve."""
+from claimcheck import trainer
+
+
+@trainer
+def run_training(spec, ctx):
+    epochs = [{"epoch": epoch, "loss": 1.0 / epoch, "metric": 75.0, "seconds": 0.0}
+              for epoch in range(1, int(spec.get("epochs", 2)) + 1)]
+    return {
+        "metric": "accuracy", "per_seed": [75.0], "seeds": [ctx.seed],
+        "curves": [{"seed": ctx.seed, "epochs": epochs}], "images_per_second": 0.0,
+        "device": ctx.device,
+        "data": {"name": "none", "split": "none", "size": 0, "origin": "a fixed curve"},
+        "schedule": {"name": "none", "epochs": len(epochs)}, "fidelity": "proxy",
+        "details": "a fixed curve",
+    }
+'''
 
 
 @pytest.mark.slow
@@ -262,6 +299,7 @@ def test_training_variants_run_at_the_result_budget_never_above_the_run(tmp_path
     train = claim("t", "train", {"at_least": 0}, args={"epochs": 2}, accept_proxy=True,
                   basis="reproduction", catches=["wrong-factor"])
     root = write_power_project(tmp_path, {ARXIV: [train]})
+    (root / "tinymodels/training.py").write_text(FIXED_CURVE_TRAINER, encoding="utf-8")
     _, rows = _verify(root, "--power")
     variant = rows["t"]["power"]["variants"][0]
     assert variant["budget"] == "smoke"

@@ -13,8 +13,9 @@ from models.training.run import run_training
 
 pytestmark = pytest.mark.slow
 
+# One optimiser step per network: the test counts the networks compiled, not what they learn.
 TINY = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
-        "train_size": 64, "eval_size": 32, "epochs": 1, "seeds": 2}
+        "train_size": 16, "eval_size": 10, "epochs": 1, "seeds": 2}
 
 
 def _context() -> Any:

@@ -14,8 +14,11 @@ from models.training.run import run_training, train_seeds
 
 pytestmark = pytest.mark.slow
 
+# Two optimiser steps (batch 16), so that the loss depends on the first update: these tests
+# read what a run records, not how well it learns (the MultiMNIST test below does). 50 held-out
+# digits, so that even a barely trained network scores above 0% (the train check's test asks).
 TINY = {"model": "efficient_capsnet", "preset": "mnist", "dataset": "mnist-5k",
-        "train_size": 160, "eval_size": 100, "epochs": 1, "seeds": 1}
+        "train_size": 32, "eval_size": 50, "epochs": 1, "seeds": 1}
 
 
 def context(seed: int = 0, messages: list[str] | None = None) -> Any:
@@ -65,7 +68,7 @@ def test_result_names_data_schedule_seeds_device_and_progress() -> None:
 
 def test_multimnist_run_uses_two_labels() -> None:
     spec = {"model": "efficient_capsnet", "preset": "multimnist", "dataset": "multimnist-5k",
-            "train_size": 100, "eval_size": 50, "epochs": 1, "metric": "error", "seeds": 1}
+            "train_size": 32, "eval_size": 20, "epochs": 1, "metric": "error", "seeds": 1}
     result = own_streams(spec, context())
     assert 0.0 <= result["per_seed"][0] <= 100.0
     assert result["data"]["name"] == "multimnist(mnist-5k)"
@@ -89,13 +92,22 @@ def test_train_check_end_to_end_with_the_project_trainer(tmp_path: Path) -> None
 
 
 def test_the_multimnist_pipeline_learns_on_a_tiny_fixed_budget() -> None:
-    """2 epochs of 2,000 overlaid pairs lift a narrow CapsNet clearly above guessing both
-    digits (1/45), by the same rule that makes a verdict say "no signal"."""
+    """3 epochs of 2,000 overlaid pairs lift a very narrow CapsNet clearly above guessing both
+    digits (1/45), by the same rule that makes a verdict say "no signal".
+
+    The network is ``capsnet_narrow`` cut down further (16 conv channels, 2 primary capsule
+    types, a small decoder, one routing iteration: a step costs about an eighth of the preset's) and
+    trained at 3x the paper's learning rate; the data, the paper schedule's loss and shifts, and
+    the both-digits accuracy are the pipeline's own. Seed 0 reaches 30.7% (seeds 1-3: 26-31%)
+    on the 300 held-out pairs; the rule asks for an interval above 12%."""
     from claimcheck.checks.stats import ChanceLevel, seed_interval
 
     spec = {"model": "capsnet_narrow", "preset": "multimnist", "dataset": "multimnist-5k",
-            "schedule": "paper", "metric": "accuracy", "train_size": 1000,
-            "train_pairs_per_image": 2, "eval_size": 300, "epochs": 2, "seeds": 1}
+            "overrides": {"conv_channels": 16, "primary_types": 2, "decoder_hidden": [64, 128],
+                          "iterations": 1},
+            "schedule": "paper", "schedule_overrides": {"lr": 0.003}, "metric": "accuracy",
+            "train_size": 1000, "train_pairs_per_image": 2, "eval_size": 300, "epochs": 3,
+            "seeds": 1}
     result = own_streams(spec, context())
     evaluation = result["evaluation"]
     assert evaluation["chance"] == pytest.approx(100 / 45) and evaluation["examples"] == 300
