@@ -123,11 +123,39 @@ def xdist_groups(items: list[pytest.Item]) -> dict[str, str]:
     return {nodeid: root(min(keys)) for nodeid, keys in shares.items() if keys}
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Iterator[None]:
     """Mark each test that shares a fixture with its ``xdist_group``, before pytest-xdist's
-    ``loadgroup`` reads the marks."""
+    ``loadgroup`` reads the marks; then make sure the group reached the test's node id."""
     groups = xdist_groups(items)
     for item in items:
         if item.nodeid in groups:
             item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    yield
+    if getattr(config.option, "loadgroup", False):
+        _group_in_node_ids(items)
+
+
+def _group_in_node_ids(items: list[pytest.Item]) -> None:
+    """Append ``@group`` to the node id of each grouped test where pytest-xdist could not.
+
+    ``loadgroup`` tells its scheduler a test's group by a suffix of the node id, written to
+    ``item._nodeid``; since pytest 9.2 the node id is read from a structured ``item._id``, so
+    the suffix is silently lost and each group is spread over every worker, each of which then
+    builds its own Ray, Chromium and site (pytest-dev/pytest-xdist#1386, not fixed in 3.8.0).
+    Where the suffix is missing, this writes it as xdist does, through pytest's own parser.
+    """
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2, where xdist's own suffix holds
+        return
+    for item in items:
+        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                        for mark in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and isinstance(
+            getattr(item, "_id", None), NodeId
+        ):
+            item._id = NodeId.parse(item.nodeid + suffix)

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+PAPERS = ("papers/dynamic-routing.html", "papers/efficient-capsnet.html",
+          "papers/inverted-dot-product-routing.html")
+"""The repository wiki's paper pages."""
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
@@ -37,3 +41,9 @@ def serving(folder: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def reader_pages(site: Path) -> list[str]:
+    """The repository wiki's pages a reader opens first: home, dashboard, papers, concepts."""
+    concepts = sorted(p.relative_to(site).as_posix() for p in (site / "concepts").glob("*.html"))
+    return ["index.html", "claims-dashboard.html", *PAPERS, *concepts]

@@ -161,6 +161,24 @@ class Browser:
             deviceScaleFactor=1, mobile=width < 600,
         )
 
+    def settle(self) -> None:
+        """Wait two frames (a resize, a class the page's script set, has been drawn), then until
+        every CSS transition that started has ended (Material animates its search box across a
+        breakpoint and its colours across a palette switch)."""
+        self.evaluate(
+            "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() =>"
+            " Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)"
+            ".map(a => a.finished.catch(() => null))).then(() => done(true)))))"
+        )
+
+    def stop_motion(self) -> None:
+        """Turn the open page's CSS transitions and animations off: what is measured or drawn is
+        then the end state, at once (Material fades its header, slides its search box)."""
+        self.evaluate(
+            "document.head.insertAdjacentHTML('beforeend', '<style>*, *::before, *::after"
+            " { transition: none !important; animation: none !important; }</style>')"
+        )
+
     def screenshot(self, path: Path) -> None:
         """Save a PNG of the visible page."""
         data = self.call("Page.captureScreenshot", session=True, format="png")["data"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from store_fixture import ENVIRONMENT
@@ -50,9 +51,8 @@ def stored_minisite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(project)
 
 
-@pytest.fixture(scope="session")
-def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """One headless Chromium for the whole session."""
+def _chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A headless Chromium, closed when the session ends (a skip where none is installed)."""
     from browsing import CHROMIUM
     from cdp import Browser
 
@@ -63,11 +63,33 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     browser.close()
 
 
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One headless Chromium for the session's tests of the fixture sites (the mini-site, the
+    hostile site, the frozen snapshot)."""
+    yield from _chromium(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def repo_chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """Another for the tests of the repository's own site: the two sets of tests then share no
+    fixture, so pytest-xdist's loadgroup may run them (the suite's two largest groups) on two
+    workers at once, where one Chromium would put both on one worker, one after the other."""
+    yield from _chromium(tmp_path_factory)
+
+
 @pytest.fixture
 def browser(chromium: object) -> object:
     """The session's Chromium, with a 1280 x 900 desktop screen."""
     chromium.set_viewport(1280, 900)  # type: ignore[attr-defined]
     return chromium
+
+
+@pytest.fixture
+def repo_browser(repo_chromium: object) -> object:
+    """The Chromium of the repository's site, with a 1280 x 900 desktop screen."""
+    repo_chromium.set_viewport(1280, 900)  # type: ignore[attr-defined]
+    return repo_chromium
 
 
 @pytest.fixture(scope="session")
@@ -85,3 +107,22 @@ def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     return site
+
+
+@pytest.fixture(scope="session")
+def repo_url(repo_site: Path) -> Iterator[str]:
+    """The repository's site served over HTTP on 127.0.0.1, for the session."""
+    from browsing import serving
+
+    with serving(repo_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def repo_pages(repo_chromium: object, repo_site: Path, repo_url: str) -> dict[str, Any]:
+    """What each page of the repository's site shows, read in one pass (repo_tour.py): every
+    test of test_site_reading.py and test_site_fit.py that reads it asks for this, so asking for
+    one runs the whole pass (about two minutes)."""
+    from repo_tour import tour
+
+    return tour(repo_chromium, repo_site, repo_url)  # type: ignore[arg-type]

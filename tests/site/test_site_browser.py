@@ -175,9 +175,11 @@ def test_card_in_a_table_is_not_clipped(browser: Browser, root: str) -> None:
     assert browser.evaluate(bottom_is_card) is True
 
 
-def test_repository_site_shows_badges(browser: Browser, repo_site: Path, tmp_path: Path) -> None:
+def test_repository_site_shows_badges(
+    repo_browser: Browser, repo_site: Path, tmp_path: Path
+) -> None:
     """The repository's own wiki: a concept page with badges, and the dashboard (screenshots)."""
-    site = repo_site
+    site, browser = repo_site, repo_browser
     concepts = sorted((site / "concepts").glob("*.html"))
     assert concepts, "the repository's wiki has no concept page"
     page = max(concepts, key=lambda path: path.read_text(encoding="utf-8").count("cc-cite "))

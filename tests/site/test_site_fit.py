@@ -1,76 +1,60 @@
 """The repository's own wiki on a laptop, a wide screen and a phone: every table fits its column,
-and the broadest hover card fits the screen.
+no page is wider than a phone, and the broadest hover card fits the screen.
 
 Read in Chromium at 1024, 1280, 1920 and 390 px wide, with every collapsed block opened, every
 table of every page (a claim's wrong variants, counts, the author's own) is no wider than the
 content column, and no box that holds one
 scrolls sideways (``scrollWidth <= clientWidth``): expected and measured are always in view.
 The one exception is an author's own Markdown table on a phone: a comparison of four papers
-with maths in its cells cannot fit 390 px, and Material scrolls it inside its own box.
+with maths in its cells cannot fit 390 px, and Material scrolls it inside its own box. On a
+390 px phone no page a reader opens is wider than the screen, hover card open or not.
+
+The tables and the phone are read in one pass over the site shared with test_site_reading.py
+(repo_tour.py): each page opened once, its transitions off, its tables measured at each width
+in turn, the open page resized through ``Emulation.setDeviceMetricsOverride`` and settled (as
+on a fresh load at that width); the phone's last, where its blocks are then collapsed again as
+loaded and its hover cards opened one by one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from browsing import needs_chromium, serving
+from browsing import needs_chromium
 from cdp import Browser
+from repo_tour import WIDTHS, phone_pages, site_pages
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
-WIDTHS = {1024: 768, 1280: 900, 1920: 1080, 390: 844}
-MEASURE = """(() => {
-  document.querySelectorAll('details').forEach(block => { block.open = true; });
-  const column = document.querySelector('.md-content__inner') || document.body;
-  const right = column.getBoundingClientRect().right + 1;
-  const wide = [];
-  const phone = document.documentElement.clientWidth < 600;
-  for (const table of column.querySelectorAll(phone ? 'table[class]' : 'table')) {
-    const name = (table.className || 'table') + ' ' + table.rows.length + ' rows';
-    if (table.getBoundingClientRect().right > right) wide.push('wider: ' + name);
-    for (let box = table; box && box !== column; box = box.parentElement) {
-      if (box.scrollWidth > box.clientWidth + 1) {
-        wide.push('scrolls: ' + box.tagName + '.' + box.className + ' in ' + name);
-      }
-    }
-  }
-  for (const cell of column.querySelectorAll('.cc-measured, .cc-expected')) {
-    if (cell.getBoundingClientRect().right > right) wide.push('cut off: ' + cell.textContent);
-  }
-  const page = document.documentElement;
-  if (page.scrollWidth > page.clientWidth + 1) wide.push('page scrolls: ' + page.scrollWidth);
-  return {tables: column.querySelectorAll('table').length, wide: wide.slice(0, 5)};
-})()"""
-
-
-@pytest.fixture(scope="module")
-def site_url(repo_site: Path) -> Iterator[str]:
-    with serving(repo_site) as url:
-        yield url
-
-
-def _pages(site: Path) -> list[str]:
-    return sorted(page.relative_to(site).as_posix() for page in site.rglob("*.html")
-                  if page.name != "404.html")
-
 
 @pytest.mark.parametrize("width", sorted(WIDTHS))
-def test_every_table_fits_its_column(
-    browser: Browser, repo_site: Path, site_url: str, width: int
-) -> None:
-    browser.set_viewport(width, WIDTHS[width])
+def test_every_table_fits_its_column(repo_pages: dict[str, dict[str, Any]], width: int) -> None:
     tables = 0
     problems = {}
-    for page in _pages(repo_site):
-        browser.navigate(f"{site_url}/{page}")
-        measured = browser.evaluate(MEASURE)
+    for page, seen in repo_pages.items():
+        measured = seen["tables"][width]
         tables += measured["tables"]
         if measured["wide"]:
             problems[page] = measured["wide"]
     assert problems == {}
     assert tables > 20  # the claims tables, the dashboard's counts, the graphs' tables
+
+
+def test_no_page_is_wider_than_a_phone(
+    repo_pages: dict[str, dict[str, Any]], repo_site: Path
+) -> None:
+    problems = {}
+    cards = 0
+    for page in phone_pages(repo_site):
+        assert page in repo_pages, f"{page} is not in the built site"
+        measured = repo_pages[page]["cards"]
+        cards += measured["cards"]
+        if measured["wide"] or measured["closed"]:
+            problems[page] = measured
+    assert problems == {}
+    assert cards > 50
 
 
 BROADEST = """(() => {
@@ -104,19 +88,19 @@ def _broadest_page(site: Path) -> str:
         cards = html.split('role="tooltip"')[1:]
         return max((card.count("cc-card__line ") for card in cards), default=0)
 
-    return max(_pages(site), key=lambda page: size(site / page))
+    return max(site_pages(site), key=lambda page: size(site / page))
 
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_broadest_hover_card_fits_the_screen(
-    browser: Browser, repo_site: Path, site_url: str, width: int
+    repo_browser: Browser, repo_site: Path, repo_url: str, width: int
 ) -> None:
-    browser.set_viewport(width, WIDTHS[width])
-    browser.navigate(f"{site_url}/{_broadest_page(repo_site)}")
-    card_id, size = browser.evaluate(BROADEST)
+    repo_browser.set_viewport(width, WIDTHS[width])
+    repo_browser.navigate(f"{repo_url}/{_broadest_page(repo_site)}")
+    card_id, size = repo_browser.evaluate(BROADEST)
     assert size >= 7
-    browser.wait_for(f"document.getElementById('{card_id}').getBoundingClientRect().width > 0")
-    box = browser.evaluate(CARD_BOX % repr(card_id))
+    repo_browser.wait_for(f"document.getElementById('{card_id}').getBoundingClientRect().width > 0")
+    box = repo_browser.evaluate(CARD_BOX % repr(card_id))
     assert box["height"] <= 0.7 * box["screen"] + 1, box  # capped, scrolling inside
     assert box["top"] >= box["header"] and box["bottom"] <= box["screen"], box
     assert box["left"] >= 0 and box["right"] <= box["width"], box
@@ -126,14 +110,14 @@ def test_the_broadest_hover_card_fits_the_screen(
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_phone_reads_the_graph_as_a_list(
-    browser: Browser, repo_site: Path, site_url: str, width: int
+    repo_browser: Browser, repo_site: Path, repo_url: str, width: int
 ) -> None:
     if not (repo_site / "claim-graph.html").read_text(encoding="utf-8").count("<svg"):
         pytest.skip("the graph needs Graphviz's dot")
-    browser.set_viewport(width, WIDTHS[width])
+    repo_browser.set_viewport(width, WIDTHS[width])
     for page in ("claim-graph.html", "claim-graph/1710.09829.html"):
-        browser.navigate(f"{site_url}/{page}")
-        shown = browser.evaluate(
+        repo_browser.navigate(f"{repo_url}/{page}")
+        shown = repo_browser.evaluate(
             "[...document.querySelectorAll('.cc-graph, .cc-graph__narrow, .cc-graph-page table')]"
             ".map(e => e.className + ':' + (e.getBoundingClientRect().height > 0))")
         drawn = width >= 600

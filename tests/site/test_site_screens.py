@@ -73,10 +73,7 @@ def _open(browser: Browser, site: Path, page: str, anchor: str | None, width: in
     browser.set_viewport(width, SCREEN[width])
     browser.navigate((site / page).as_uri())
     browser.wait_for("document.fonts.status === 'loaded'")
-    browser.evaluate(  # Material fades the header title on scroll: freeze it for the picture
-        "document.head.insertAdjacentHTML('beforeend', '<style>*, *::before, *::after"
-        " { transition: none !important; animation: none !important; }</style>')"
-    )
+    browser.stop_motion()  # Material fades the header title on scroll: freeze it for the picture
     if anchor is not None:
         browser.evaluate(f"document.querySelector('{anchor}').scrollIntoView()")
     browser.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)))")
