@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,37 @@ the torch or Python it is built with: the stored results' own, but for torch, so
 HTML always shows one "you have" note."""
 
 
-@pytest.fixture(scope="session", autouse=True)
-def pinned_environment() -> Iterator[None]:
-    """Pin :func:`claimcheck.core.provenance.environment_info` for the whole session."""
+@contextmanager
+def _pinned_environment() -> Iterator[None]:
+    """Pin :func:`claimcheck.core.provenance.environment_info`, as ``status`` reads it."""
     import claimcheck.store.status
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(claimcheck.store.status, "environment_info", lambda: dict(PINNED_ENVIRONMENT))
         yield
+
+
+# The pin holds while a test of this folder sets up, runs and tears down: pytest calls these
+# hooks only for the items under this conftest, so the session fixtures that build sites in
+# process are pinned, and a test of another folder that runs afterwards on the same worker
+# (tests/engine_core/test_rejudge.py reads the real torch version) is not. A session-scoped
+# autouse fixture would stay in force for the rest of the worker's session.
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with _pinned_environment():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _pinned_environment():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    with _pinned_environment():
+        return (yield)
 
 
 @pytest.fixture
