@@ -17,6 +17,8 @@ a function a card names that the trust boundary refuses       error
   same message verify gives, see :mod:`claimcheck.trust.boundary`)
 an unknown built-in check kind (with "did you mean")         error
 a file that leaves the wiki or is not a regular file          error
+a page that is a symbolic link to another page, or a folder    error
+  named like a card (``notes.md/``)
 a built-in kind's args that break its model, or name an      error
 unknown model, preset, config field or trainer key
 a path argument (``data_folder``, ``*_dir``, ...) outside    error
@@ -42,7 +44,8 @@ a citation's ``#claim-name`` that is no claim at its locator error
 a citation covering more than 5 claims that names none       warning
 a claim statement with TeX outside ``$...$`` (shown raw)     warning
 ``papers:`` not matching the ids cited in the body           warning
-a ``TODO`` placeholder left by ``claimcheck new``             warning
+a ``TODO`` placeholder left by ``claimcheck new``, or in a     warning
+  plain page
 an unknown ``related:`` slug                                 info
 a result file no card claims (:mod:`lint_results`; when the   warning
   whole configured wiki is linted)
@@ -50,8 +53,12 @@ a ``train`` claim with no trainer, or a ``model:`` with no   error
   model factory (configured or default) that verify could load
 a ``model:``/``preset:`` that no registration defines and     warning
   the factory's source never mentions
+a ``model:`` no readable registration defines, where some     warning
+  ``register_model`` calls cannot be read (a loop)
 a ``shapes`` claim on a model whose ``forward`` returns       error
-  several tensors, without ``field:``
+  several tensors, without ``field:``, or with a ``field:``
+  the output does not have (an index out of range, an index
+  into a dataclass or dict, an unknown name)
 ==========================================================  =======
 
 The rules on readings, versions and refused sources are listed in
@@ -71,8 +78,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from claimcheck.authoring.findings import Finding, Level
-from claimcheck.authoring.lint_placeholders import placeholder_findings
+from claimcheck.authoring.lint_placeholders import (
+    page_placeholder_findings,
+    placeholder_findings,
+)
 from claimcheck.authoring.lint_power import (
     STRICT_RULES,
     catalogue_findings,
@@ -158,6 +170,7 @@ def lint_wiki(wiki: Wiki) -> list[Finding]:
         findings.extend(_citation_findings(wiki, page, papers))
         findings.extend(source_findings(page, papers, quotes))
         findings.extend(refused_findings(wiki.config, page))
+        findings.extend(page_placeholder_findings(page))
         if page.card_hint is not None:
             line, why = page.card_hint
             findings.append(Finding(Level.WARNING, page.display_path, line, 1,
@@ -285,7 +298,7 @@ def _claim_findings(
     for index, claim in claims:
         yield from _locator_findings(loaded, index, claim.cite)
         yield from _non_finite_expect(loaded, index, claim.expect)
-        yield from _typed_expect(loaded, index, claim)
+        yield from _typed_expect(loaded, index, claim.check, claim.args, claim.expect)
         yield from _raw_tex(loaded, index, claim)
         if claim.check is None:
             continue
@@ -309,6 +322,24 @@ def _unvalidated_findings(
     if isinstance(check, str) and check and isinstance(args, dict):  # args as written only:
         yield from _check_findings(config, loaded, index, str(raw.get("id", index)), check,
                                    args, kinds)  # a claim without them errs already
+        expect = _valid_part_of_expect(raw.get("expect"))
+        yield from _non_finite_expect(loaded, index, expect)
+        yield from _typed_expect(loaded, index, check, args, expect)
+
+
+def _valid_part_of_expect(raw: object) -> Expect | None:
+    """The expectation as written, or, where it does not validate (``equals`` beside
+    ``rel_tol``, a tolerance of the wrong type), the fields of it that do on their own: their
+    other problems are still judged (a load error already names the rest)."""
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return Expect.model_validate(raw)
+    except ValidationError as error:
+        wrong = {detail["loc"][0] for detail in error.errors() if detail["loc"]}
+    kept = {key: value for key, value in raw.items()
+            if key in Expect.model_fields and key not in wrong}
+    return Expect.model_construct(**kept) if kept else None
 
 
 def _salvaged_catches(catalogue: Catalogue, salvaged: SalvagedClaims) -> Iterator[Finding]:
@@ -476,11 +507,13 @@ def _non_finite_expect(loaded: Located, index: int, expect: Expect | None) -> It
                          "expectation must be a finite number", "non-finite")
 
 
-def _typed_expect(loaded: Located, index: int, claim: Claim) -> Iterator[Finding]:
+def _typed_expect(
+    loaded: Located, index: int, check: str | None, args: dict[str, Any], expect: Expect | None
+) -> Iterator[Finding]:
     """An expectation no measurement of the check could be judged by (:mod:`expect_types`)."""
-    if claim.expect is None:
+    if expect is None:
         return
-    for problem in expect_problems(claim.check, claim.args, claim.expect):
+    for problem in expect_problems(check, args, expect):
         line, col = loaded.position("claims", index, "expect", problem.key)
         level = Level.WARNING if problem.warning else Level.ERROR
         yield Finding(level, loaded.display_path, line, col, problem.message, "expect-type")

@@ -9,6 +9,8 @@ a custom check; the concept card cites them. The Python they run is
 
 from __future__ import annotations
 
+import yaml
+
 from claimcheck.authoring.project_code import PACKAGE
 
 __all__ = ["card_files"]
@@ -36,8 +38,7 @@ variants = ["{PACKAGE}.variants"]
 
 MKDOCS = """\
 # The wiki as a static site: `mkdocs serve`, or `mkdocs build --strict` (offline by design).
-site_name: {name}
-docs_dir: wiki
+{site_name}docs_dir: wiki
 site_dir: site
 
 theme:
@@ -200,11 +201,18 @@ __pycache__/
 """
 
 
+def _yaml_line(key: str, value: str) -> str:
+    """``key: value`` as one line of YAML (newline included), ``value`` quoted where YAML needs
+    it (a folder name may hold ``:``, ``#``, quotes or a leading ``-``)."""
+    return yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=False,
+                          width=1 << 16)
+
+
 def card_files(name: str, today: str) -> dict[str, str]:
     """The configuration, cards and CI script, by path relative to the project."""
     return {
         "pyproject.toml": PYPROJECT,
-        "mkdocs.yml": MKDOCS.format(name=name),
+        "mkdocs.yml": MKDOCS.format(site_name=_yaml_line("site_name", name)),
         ".gitignore": GITIGNORE,
         ".ci/run": CI,
         "wiki/index.md": INDEX.format(name=name),

@@ -18,8 +18,10 @@ Nothing is overwritten: a file that exists already stops ``init`` before anythin
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from claimcheck.authoring.project_cards import card_files
@@ -40,15 +42,51 @@ def _site_name(folder: Path) -> str:
     return name if "wiki" in name.lower() else f"{name} wiki"
 
 
+@contextlib.contextmanager
+def _os_errors_named(folder: Path) -> Iterator[None]:
+    """Turn an :class:`OSError` (below a file, no permission, a read-only disk, a name too
+    long) into the one-line :class:`UsageError` the CLI prints, naming the path concerned."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename if error.filename is not None else folder
+        reason = error.strerror or type(error).__name__
+        raise UsageError(f"cannot write a new project into {folder}: {where}: {reason}"
+                         ) from None
+
+
 def write_project(folder: Path, today: dt.date | None = None) -> list[Path]:
     """Write a new project into ``folder`` (created if missing); return the files written, each
     as ``folder / relative path``.
 
-    Raises :class:`UsageError` when ``folder`` is a file or any of the files exists already.
+    Raises :class:`UsageError` when ``folder`` is a file, lies below one, cannot be written or
+    any of the files exists already.
     """
     root = Path(folder).absolute()  # a relative folder is the working folder's, once
+    with _os_errors_named(folder):
+        files = _files_to_write(folder, root, today)
+        root.mkdir(parents=True, exist_ok=True)
+        for path in sorted({str(Path(path).parent) for path in files} - {"."}):
+            try:  # every folder checked before anything is written
+                safe_fs.require_folder(root, path)
+            except safe_fs.UnsafeEntry as error:
+                raise UsageError(f"{folder}: init writes only into real folders, never through a "
+                                 f"symbolic link: {error.one_line()}") from None
+        for path, text in files.items():
+            safe_fs.write_atomic(root, path, text.encode("utf-8"), durable=False)
+        script = root / ".ci" / "run"
+        script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        return [Path(folder) / path for path in files]
+
+
+def _files_to_write(folder: Path, root: Path, today: dt.date | None) -> dict[str, str]:
+    """The files of the new project, once ``root`` (``folder`` made absolute) is known to be
+    a folder that may receive them: nothing of it is a file, and none of them exists."""
     if root.exists() and not root.is_dir():
         raise UsageError(f"{folder} is a file, not a folder")
+    blocking = next((p for p in root.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise UsageError(f"{folder}: {blocking} is a file, not a folder")
     files = project_files(_site_name(root.resolve() if root.exists() else root),
                           today or dt.date.today())
     taken = sorted(path for path in files if (root / path).exists()
@@ -56,15 +94,4 @@ def write_project(folder: Path, today: dt.date | None = None) -> list[Path]:
     if taken:
         raise UsageError(f"{folder} already has {', '.join(taken)}; init writes a new project "
                          "and never overwrites")
-    root.mkdir(parents=True, exist_ok=True)
-    for path in sorted({str(Path(path).parent) for path in files} - {"."}):
-        try:  # every folder checked before anything is written
-            safe_fs.require_folder(root, path)
-        except safe_fs.UnsafeEntry as error:
-            raise UsageError(f"{folder}: init writes only into real folders, never through a "
-                             f"symbolic link: {error.one_line()}") from None
-    for path, text in files.items():
-        safe_fs.write_atomic(root, path, text.encode("utf-8"), durable=False)
-    script = root / ".ci" / "run"
-    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return [Path(folder) / path for path in files]
+    return files

@@ -374,7 +374,7 @@ def scan_citations(
         except CitationSyntaxError as error:
             problems.append(
                 CitationProblem(path, line, col + error.col - 1, error.message,
-                                _repaired_hint(text) or error.hint)
+                                _repaired_hint(text, error.message) or error.hint)
             )
     if _NEAR_MISS_HINT.search(markdown):
         if code is None:
@@ -421,12 +421,9 @@ def near_misses(
             continue
         line = line_offset + 1 + markdown.count("\n", 0, start)
         col = start - (markdown.rfind("\n", 0, start) + 1) + 1
-        fixed = f"[{meant}:{identifier} {rest.strip().lstrip(',').strip()}]"
-        try:
-            _parse_parts(fixed)
-            hint = f"did you mean `{fixed}`?"
-        except CitationSyntaxError as error:
-            hint = f"a citation is written `[{meant}:ID LOCATOR]`; `{fixed}` {error.message}"
+        hint = _repair_hint(meant, identifier, rest)
+        if hint is None:
+            hint = f"a citation is written `[{meant}:ID LOCATOR]`"
         found.append(CitationProblem(
             path, line, col, f"{match[0]!r} looks like a citation but is not one (it renders as "
             "plain text, with no badge)", hint, warning=True))
@@ -438,27 +435,58 @@ _REPAIR_HEAD = re.compile(r"\[(?P<scheme>[A-Za-z]{2,12})[ \t]*[:=/|.\-_]?[ \t]*(
 _BARE_OPENREVIEW = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})(?=[^a-z]*[a-z])[A-Za-z0-9_-]{8,12}")
 
 
-def _repaired_hint(text: str) -> str | None:
-    """``did you mean `...`?`` with the citation a malformed one meant, when one small repair
+def _repaired_hint(text: str, said: str = "") -> str | None:
+    """``did you mean `...`?`` with the citation a malformed one meant, when small repairs
     (a lower-case scheme, ``:`` for the mark or space after it, no comma before the locator,
-    a locator's long name such as ``table 2``) makes it parse; else ``None``."""
+    each locator in its canonical form: ``tab. 2`` for ``Table 2`` or ``tab 2``) make it parse,
+    or leave only its id wrong (said too, unless ``said`` says it already); else ``None``."""
     match = _REPAIR_HEAD.fullmatch(text)
     if match is None:
         return None
-    rest = match["rest"].strip()
-    for long, short in (("table", "tab."), ("figure", "fig."), ("section", "§"),
-                        ("sec.", "§"), ("equation", "eq."), ("page", "p."),
-                        ("appendix", "app."), ("algorithm", "alg.")):
-        rest = re.sub(rf"(?i)^{re.escape(long)}[ \t]*(?=[0-9A-Z(])",
-                      short if short == "§" else short + " ", rest)
-    fixed = f"[{match['scheme'].lower()}:{match['id']} {rest}]"
-    if fixed == text:
+    hint = _repair_hint(match["scheme"].lower(), match["id"], match["rest"], text)
+    if hint is not None and said and said in hint:
+        hint = hint.split(" (", 1)[0]
+    return hint
+
+
+def _repair_hint(scheme: str, identifier: str, rest: str, written: str = "") -> str | None:
+    """``did you mean `[scheme:id locators]`?`` for a citation written with ``scheme``,
+    ``identifier`` and the ``rest`` after the id, each locator repaired
+    (:func:`_repaired_rest`); when only the id is still wrong, the repair is given with the
+    reason (``not a DOI``). ``None`` when the repair does not parse, or is ``written`` itself."""
+    fixed = f"[{scheme}:{identifier} {_repaired_rest(rest)}]"
+    if fixed == written:
         return None
     try:
         _parse_parts(fixed)
-    except CitationSyntaxError:
-        return None
+    except CitationSyntaxError as error:
+        id_col = len(scheme) + 3  # 1-based, after "[scheme:"
+        if not id_col <= error.col <= id_col + len(identifier):
+            return None
+        return f"did you mean `{fixed}`? (and the id: {error.message})"
     return f"did you mean `{fixed}`?"
+
+
+_TAIL = re.compile(r"(?P<locators>[^#\"]*?)(?P<tail>[ \t]+[#\"].*)?", re.DOTALL)
+_SUGGESTED = re.compile(r"did you mean `(?P<form>[^`]+)`")
+
+
+def _repaired_rest(rest: str) -> str:
+    """The locators of ``rest`` (after the id) in canonical form where the locator grammar
+    suggests one (``Table 2`` → ``tab. 2``, ``fig 1`` → ``fig. 1``, ``sec 3`` → ``§3``),
+    then the claim names and quote as written."""
+    parts = _TAIL.fullmatch(rest.strip().lstrip(",").strip())
+    if parts is None:
+        return rest.strip()
+    pieces: list[str] = []
+    for piece in parts["locators"].split(","):
+        piece = piece.strip()
+        try:
+            pieces.append(str(parse_locator(piece)))
+        except LocatorError as error:
+            suggested = _SUGGESTED.fullmatch(error.hint or "")
+            pieces.append(suggested["form"] if suggested else piece)
+    return ", ".join(pieces) + (parts["tail"] or "")
 
 
 def _meant_scheme(scheme: str | None, sep: str | None, identifier: str) -> str | None:
@@ -473,8 +501,8 @@ def _meant_scheme(scheme: str | None, sep: str | None, identifier: str) -> str |
     close = difflib.get_close_matches(scheme.lower(), SCHEMES, n=1, cutoff=0.75)
     if not close:
         return None
-    if close[0] == scheme.lower() and (sep or "").strip() == ":":
-        return None  # a real candidate, judged by the parser
+    if close[0] == scheme.lower():  # the scheme itself, in any case: whatever the id looks like
+        return None if (sep or "").strip() == ":" else close[0]  # with ':', a real candidate
     if close[0] == "arxiv" and not (_NEW_ARXIV.fullmatch(identifier.split("v")[0])
                                     or _OLD_ARXIV.fullmatch(identifier)):
         return None

@@ -7,6 +7,7 @@ Every problem becomes a :class:`~claimcheck.core.errors.CardError` whose locatio
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import stat
 from dataclasses import dataclass, field
@@ -299,12 +300,32 @@ def _validation_error(
         message = _reword([first])
     elif kind == "union_tag_invalid":
         line, col = positions.value(("kind",))
-        message = f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
+        message = (f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
+                   + _near(data.get("kind"), ["concept", "paper"]))
+    elif path and path[-1] == "expect" and not isinstance(first.get("input"), dict):
+        line, col = positions.value(path)
+        message = _expect_not_a_mapping(dotted, positions.written(path), first.get("input"))
     else:
         line, col = positions.value(path)
         alternatives = [d for d in details if _data_path(data, d) == path]
         message = f"{dotted}: {_reword(alternatives)}" if dotted else _reword(alternatives)
     return CardError(message, display, line, col)
+
+
+def _near(value: object, options: list[str]) -> str:
+    """`` (did you mean 'concept'?)`` for a near miss of one of ``options``, else ``""``."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value.lower(), options, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _expect_not_a_mapping(dotted: str, written: str | None, value: object) -> str:
+    """``expect: 87``: what the claim likely meant, the mapping ``{equals: 87}``, in words."""
+    shown = written if written is not None else json.dumps(value, default=str)
+    return (f"{dotted} is {shown}, but an expectation is a mapping that names how to compare: "
+            f"write `expect: {{equals: {shown}}}` (or approx: with rel_tol:, at_least:, "
+            "at_most:, between: [low, high])")
 
 
 _WANTS_TEXT = ("string_type", "arxiv_not_string")

@@ -8,7 +8,10 @@ error for lint, for every command that loads the wiki, and for the site build:
 * a symbolic link that leaves the wiki (``wiki/env.md -> /proc/self/environ`` would otherwise
   publish the build machine's environment), or that points nowhere;
 * a FIFO, socket or device (reading a FIFO blocks forever);
-* a folder reached through a symbolic link that leaves the wiki.
+* a folder reached through a symbolic link that leaves the wiki;
+* a Markdown file that is a symbolic link to another page of the wiki (links are not followed:
+  it would be a second copy of that page, its slug and its errors twice);
+* a folder named like a card (``notes.md/``).
 
 Entries whose name starts with ``.`` are skipped, as MkDocs and card loading skip them.
 """
@@ -114,9 +117,14 @@ def walk_wiki(folder: Path, shown: str | None = None) -> tuple[list[Path], list[
                 reason = unsafe_reason(path, folder, folder_ok=_is_dir(entry))
                 if reason is None and _is_dir(entry):
                     continue  # a linked folder that stays inside the wiki: not entered
+                if reason is None and entry.name.endswith(".md"):
+                    reason = _linked_page(path, folder, base)
             elif entry.is_dir(follow_symlinks=False):
                 folders.append(path)
-                continue
+                if not entry.name.endswith(".md"):
+                    continue
+                reason = ("a folder named like a card ('.md'); a card is a file: rename the "
+                          "folder")
             elif entry.is_file(follow_symlinks=False):
                 reason = None
             else:
@@ -128,6 +136,14 @@ def walk_wiki(folder: Path, shown: str | None = None) -> tuple[list[Path], list[
                 files.append(path)
         pending.extend(reversed(folders))  # depth first, in name order
     return sorted(files), errors
+
+
+def _linked_page(path: Path, folder: Path, base: str) -> str:
+    """Why a Markdown file that is a symbolic link inside the wiki is not read: it would be a
+    second copy of the page it points at (twice its slug, twice its errors)."""
+    target = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
+    return (f"a symbolic link to {base}/{shown_name(Path(target).as_posix())}; links are not "
+            "followed: link to that page in Markdown, or copy it")
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -237,6 +237,12 @@ def _names(args: Mapping[str, Any], catalog: ModelCatalog, overrides: str) -> li
     if not catalog.known:
         return _unregistered(args, catalog)
     name, preset = str(args["model"]), args.get("preset")
+    if name not in catalog.presets and catalog.unread:
+        return [ArgsProblem(("model",), f"model {name!r} is not among the registrations lint "
+                            f"can read, but lint could not see every registration "
+                            f"({len(catalog.unread)} register_model call(s) in a loop or with "
+                            "computed arguments); verify will say whether it exists"
+                            + _hint(name, list(catalog.presets)), warning=True)]
     if name not in catalog.presets:
         return [ArgsProblem(("model",), f"unknown model {name!r}" + _hint(name, list(
             catalog.presets)))]
@@ -267,10 +273,29 @@ def _field(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
     if field is None:
         return [ArgsProblem(("model",), f"model {args['model']!r} returns {len(parts)} tensors: "
                             f"give field:, one of {choices}")]
-    if isinstance(field, str) and not parts[0].isdigit() and field not in parts:
-        return [ArgsProblem(("field",), f"the output of {args['model']!r} has no tensor field "
-                            f"{field!r}" + _hint(field, list(parts)))]
-    return []
+    if isinstance(field, bool) or not isinstance(field, (str, int)):
+        return []  # the schema refuses it already
+    if _selects(field, parts, catalog.indexed.get(str(args["model"]))):
+        return []
+    said = "index" if isinstance(field, int) else "tensor field"
+    return [ArgsProblem(("field",), f"the output of {args['model']!r} has no {said} {field!r}: "
+                        f"give field:, one of {choices}"
+                        + (_hint(field, list(parts)) if isinstance(field, str) else ""))]
+
+
+def _selects(field: str | int, parts: tuple[str, ...], items: int | None) -> bool:
+    """Whether ``field:`` picks one of the output's tensor ``parts`` as verify selects it
+    (:func:`claimcheck.checks.builtin.select_tensor`): a tuple's parts are its indices (an
+    ``int``, negative from the end, or its digits as text); a dataclass's or dict's are names;
+    a ``NamedTuple``'s (``items`` long) are names, or an index of one of its items."""
+    if parts[0].isdigit():
+        size = int(parts[-1]) + 1
+        if isinstance(field, int):
+            return -size <= field < size and str(field % size) in parts
+        return field in parts
+    if isinstance(field, int):
+        return items is not None and -items <= field < items
+    return field in parts
 
 
 def _unregistered(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:

@@ -17,8 +17,8 @@ The configured trainer's module may declare ``SPEC_KEYS`` (a set, list or tuple 
 ``METRICS``; a ``train`` claim's args are then held to them.
 
 Whatever cannot be read this way (a registry built in a loop, presets from a function call) is
-left unknown, and lint then does not judge those names: a false "unknown model" would be worse
-than a late one from ``verify``.
+left unknown (:attr:`ModelCatalog.unread`), and lint then only warns about a name no readable
+registration defines: a false "unknown model" would be worse than a late one from ``verify``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,12 @@ class ModelCatalog:
     """Models whose ``forward`` is annotated, or seen in its ``return`` statements, to return
     several tensors: the parts a ``shapes`` claim chooses from with ``field:`` (a tuple's
     indices, a dict's keys, a dataclass's tensor fields)."""
+    indexed: dict[str, int] = field(default_factory=dict)
+    """Models of :attr:`outputs` whose output is also a tuple (a ``NamedTuple``): how many items
+    an integer ``field:`` may index (a dataclass or dict output takes names only)."""
+    unread: list[int] = field(default_factory=list)
+    """Lines of ``register_model`` calls lint cannot read (in a loop, with a computed name or
+    presets): a model name no readable registration defines may still be registered there."""
     mentioned: set[str] | None = None
     """Every string constant of the modules read (``None``: the factory's module was not
     found): with no registration readable, a name that appears nowhere in the factory's source
@@ -226,6 +232,7 @@ def _classes(tree: ast.Module, roots: tuple[ModuleRoot, ...], boundary: Path
 def _registrations(tree: ast.Module, catalog: ModelCatalog,
                    class_lookup: Callable[[], dict[str, ast.ClassDef]] | None = None) -> None:
     values = _assignments(tree)
+    read: set[int] = set()
     for node in tree.body:
         if not isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             continue
@@ -243,14 +250,11 @@ def _registrations(tree: ast.Module, catalog: ModelCatalog,
             keys = [k.value for k in table.keys if isinstance(k, ast.Constant)]
             if len(keys) != len(table.keys) or not all(isinstance(k, str) for k in keys):
                 continue
+            read.add(id(decorator))
             catalog.presets[name] = tuple(str(k) for k in keys)
             forward = _forward(node)
             if forward is not None and class_lookup is not None:
-                lookup = class_lookup()
-                parts = (_tensor_parts(forward.returns, lookup) if forward.returns is not None
-                         else _returned_parts(forward, lookup))
-                if parts:
-                    catalog.outputs[name] = parts
+                _record_output(catalog, name, forward, class_lookup())
             classes = {
                 str(_called_name(v.body)) for v in table.values
                 if isinstance(v, ast.Lambda) and _called_name(v.body)
@@ -258,6 +262,39 @@ def _registrations(tree: ast.Module, catalog: ModelCatalog,
             fields = [_config_fields(tree, c) for c in sorted(classes)]
             if len(classes) == 1 and fields[0] is not None:
                 catalog.fields[name] = fields[0]
+    catalog.unread.extend(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+                          and _called_name(node) == REGISTER_NAME and id(node) not in read)
+
+
+def _record_output(catalog: ModelCatalog, name: str, forward: ast.FunctionDef,
+                   lookup: dict[str, ast.ClassDef]) -> None:
+    """The tensors model ``name``'s ``forward`` returns, when several (and, for a
+    ``NamedTuple``, how many items an index may reach)."""
+    parts = (_tensor_parts(forward.returns, lookup) if forward.returns is not None
+             else _returned_parts(forward, lookup))
+    if not parts:
+        return
+    catalog.outputs[name] = parts
+    output = _output_class(forward, lookup)
+    if output is not None and any(ast.unparse(base) in _NAMED_TUPLE for base in output.bases):
+        catalog.indexed[name] = sum(isinstance(item, ast.AnnAssign) for item in output.body)
+
+
+_NAMED_TUPLE = {"NamedTuple", "typing.NamedTuple"}
+
+
+def _output_class(forward: ast.FunctionDef, lookup: dict[str, ast.ClassDef]
+                  ) -> ast.ClassDef | None:
+    """The class ``forward`` is annotated to return, or that every ``return`` builds."""
+    annotation = forward.returns
+    if isinstance(annotation, (ast.Name, ast.Constant)):
+        return lookup.get(annotation.id if isinstance(annotation, ast.Name)
+                          else str(annotation.value))
+    if annotation is not None:
+        return None
+    built = {node.value.func.id for node in _own_returns(forward)
+             if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)}
+    return lookup.get(built.pop()) if len(built) == 1 else None
 
 
 def model_catalog(config: ProjectConfig) -> ModelCatalog:

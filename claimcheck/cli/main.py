@@ -8,6 +8,7 @@ Errors a user can cause print one line each; ``--debug`` shows tracebacks instea
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -19,14 +20,32 @@ from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
 from claimcheck.core.outputs import write_output
 from claimcheck.core.version import __version__
-from claimcheck.core.visible import show_warning, visible
+from claimcheck.core.visible import show_warning, terminal_width, visible
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are :class:`UsageError` (one line, exit 2) and whose
+    positionals may follow its options (``new paper --doi X SLUG``), where argparse allows."""
+
+    _intermixing = False
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None,
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Positionals and options in any order; plain parsing where a parser nests others
+        (argparse cannot intermix those)."""
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 def _lint(ns: argparse.Namespace) -> int:
@@ -51,8 +70,9 @@ def _lint(ns: argparse.Namespace) -> int:
             command = {"error": "error", "warning": "warning", "info": "notice"}[f.level.value]
             print(github_command(command, f.path, f.line, f.message, f.col))
     else:
+        width = terminal_width(sys.stdout)
         for f in findings:
-            print(f.as_text())
+            print(f.as_text(config.shown(f.path), width))
         counts = {level: sum(f.level is level for f in findings) for level in Level}
         if sys.stderr.isatty():
             print(f"{cards} card(s): {counts[Level.ERROR]} error(s), "
@@ -85,8 +105,8 @@ def _init(ns: argparse.Namespace) -> int:
     written = write_project(folder)
     for path in written:
         print(path)
-    print(f"a new wiki in {folder}: `cd {folder}`, then `claimcheck lint`, `claimcheck verify`, "
-          "`mkdocs serve`; CI runs .ci/run", file=sys.stderr)
+    print(f"a new wiki in {folder}: `cd {shlex.quote(str(folder))}`, then `claimcheck lint`, "
+          "`claimcheck verify`, `mkdocs serve`; CI runs .ci/run", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -190,6 +210,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(visible(error.one_line()), file=sys.stderr)
         return ExitCode.USAGE
+    except OSError as error:  # a path the system refuses: one line naming it, never a traceback
+        if debug:
+            raise
+        print(visible(_os_error_line(error)), file=sys.stderr)
+        return ExitCode.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _os_error_line(error: OSError) -> str:
+    """``error: PATH: reason`` for an :class:`OSError` no command turned into its own message."""
+    reason = error.strerror or str(error) or type(error).__name__
+    where = f"{error.filename}: " if error.filename is not None else ""
+    return f"error: {where}{reason}"

@@ -17,6 +17,7 @@ load: one line per card) give 2; Ctrl-C gives 130 after keeping the finished res
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import sys
 import time
@@ -29,7 +30,7 @@ from claimcheck.cards.wiki import Wiki
 from claimcheck.core.config import load_config
 from claimcheck.core.errors import ClaimcheckError, UsageError
 from claimcheck.core.exitcodes import ExitCode
-from claimcheck.core.visible import visible
+from claimcheck.core.visible import terminal_width, visible
 from claimcheck.engine.executor import MAX_DEFAULT_JOBS, default_jobs
 from claimcheck.engine.gate import compare, print_gate, snapshot
 from claimcheck.engine.power_run import PowerReport, add_power, run_power
@@ -37,7 +38,7 @@ from claimcheck.engine.runner import BUDGETS, RunOptions, matches, stored_row, v
 from claimcheck.engine.tasks import Executor, TaskEvent
 from claimcheck.reports.formats import OutputFormat, render, render_status
 from claimcheck.reports.rows import ClaimRow
-from claimcheck.reports.text import summary_line
+from claimcheck.reports.text import fitted_summary, summary_line
 from claimcheck.store.recheck import changed_power_claims, changed_result_claims
 
 if TYPE_CHECKING:  # rich is imported when a display is shown: a cached JSON run skips it
@@ -148,8 +149,17 @@ def _load_or_report(path_text: str | None) -> Wiki | None:
         print(visible(error.one_line()), file=sys.stderr)
         return None
     for problem in wiki.load_errors:
-        print(visible(problem.one_line()), file=sys.stderr)
+        print(visible(_opens_from_here(problem, wiki).one_line()), file=sys.stderr)
     return None if wiki.load_errors else wiki
+
+
+def _opens_from_here(error: ClaimcheckError, wiki: Wiki) -> ClaimcheckError:
+    """``error`` with its path as it opens from the working folder (as lint prints it)."""
+    if error.path is None:
+        return error
+    shown = copy.copy(error)
+    shown.path = wiki.config.shown(error.path)
+    return shown
 
 
 class ProgressDisplay:
@@ -273,8 +283,9 @@ def run_verify(ns: argparse.Namespace) -> int:
     if _nothing_selected(ns.only, rows):
         return ExitCode.USAGE
     render(rows, style, sys.stdout, debug=getattr(ns, "debug", False), verbose=ns.verbose)
-    print(summary_line(rows, time.monotonic() - started),  # stdout only where it stays text
-          file=sys.stdout if style is OutputFormat.TEXT else sys.stderr, flush=True)
+    out = sys.stdout if style is OutputFormat.TEXT else sys.stderr  # stdout where it stays text
+    print(fitted_summary(summary_line(rows, time.monotonic() - started), terminal_width(out)),
+          file=out, flush=True)
     if not ns.only:
         _unclaimed_note(wiki)
     if report.interrupted or (power is not None and power.interrupted):

@@ -248,7 +248,8 @@ def render_status(rows: list[ClaimRow], out: TextIO, verbose: bool = False) -> N
     counts = Counter(row.verdict for row in rows)
     stale = sum(row.stale for row in rows)
     summary = ", ".join(f"{counts[v.value]} {v.value}" for v in Verdict)
-    totals = [f"{len(rows)} claim(s): {summary}; {stale} stale"]
+    errored = sum(row.errored for row in rows)
+    totals = [f"{len(rows)} claim(s): {summary}; {stale} stale, {errored} errored"]
     verified = basis_counts(rows, Verdict.VERIFIED.value)
     if verified:
         totals.append(f"verified by basis: {verified}")

@@ -28,7 +28,8 @@ from claimcheck.cards.frontmatter import Expect
 from claimcheck.reports.rows import ClaimRow
 from claimcheck.verdicts.verdict import describe_expect, format_value
 
-__all__ = ["MARKS", "claim_block", "plain_line", "raised_at", "summary_line", "wrapped"]
+__all__ = ["MARKS", "claim_block", "fitted_summary", "plain_line", "raised_at", "summary_line",
+           "wrapped"]
 
 MARKS = {"verified": "✓", "contradicted": "✗", "unverified": "?"}
 """The mark of each verdict, as the badges show it."""
@@ -137,3 +138,12 @@ def summary_line(rows: Iterable[ClaimRow], seconds: float) -> str:
     return (f"ran {ran}, up to date {fresh}: verified {counts['verified']}, contradicted "
             f"{counts['contradicted']}, unverified {counts['unverified']}, stale {stale}, "
             f"errors {errors} ({seconds:.1f} s)")
+
+
+def fitted_summary(summary: str, width: int | None) -> str:
+    """The summary line, broken after ``ran R, up to date U:`` when it is wider than the
+    terminal's ``width`` (``None``: a file or a pipe, where it stays one line)."""
+    if width is None or len(summary) <= width:
+        return summary
+    head, sep, tail = summary.partition(": ")
+    return f"{head}:\n{tail}" if sep else summary

@@ -244,7 +244,7 @@ def test_status_prints_plain_rows_off_a_terminal(
     assert "┃" not in out and "│" not in out
     assert lines[0].startswith(f"{ARXIV}/holds-yes  unstated  verified  measured true  "
                                "expected the property to hold  wiki/papers/paper-0.md:")
-    assert "4 claim(s): 2 verified, 1 contradicted, 1 unverified; 0 stale" in lines
+    assert "4 claim(s): 2 verified, 1 contradicted, 1 unverified; 0 stale, 0 errored" in lines
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
