@@ -67,19 +67,20 @@ def refused_findings(config: ProjectConfig, item: LoadedCard | PlainPage) -> Ite
     for number, line in enumerate(text.splitlines(), start=1):
         lowered, plain = line.lower(), comparable(line)
         for refused, needle in wanted:
-            if needle and needle in plain:
+            if refused_spelling.appears(needle, plain):
                 found.add((refused, number))
                 col = lowered.find(refused.lower())
                 yield _refused(item, number, col + 1 if col >= 0 else 1, refused)
     for (number, col), value in _decoded_values(item):
         plain = comparable(value)
         for refused, needle in wanted:
-            if needle and needle in plain and (refused, number) not in found:
+            if refused_spelling.appears(needle, plain) and (refused, number) not in found:
                 found.add((refused, number))
                 yield _refused(item, number, col, refused)
     joined = comparable("".join(_JOINS.sub("", text)))
     for refused, needle in wanted:
-        if not any(name == refused for name, _ in found) and needle and needle in joined:
+        seen = any(name == refused for name, _ in found)
+        if not seen and refused_spelling.appears(needle, joined):
             yield _refused(item, 1, 1, refused)
 
 

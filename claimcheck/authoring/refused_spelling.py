@@ -8,20 +8,25 @@ refused_findings`; :func:`needle` also drops what names the same source either w
 
 Undone, in order, until nothing changes: every YAML double-quoted escape (``\\x2f``,
 ``\\u002F``, ``\\U0000002F``, ``\\/``, ``\\t``, ``\\N``, ``\\_`` ...), URL encoding (``%2F``, also
-``%252F``) and HTML entities (``&#47;``, ``&sol;``). Then:
+``%252F``), HTML entities (``&#47;``, ``&sol;``) and IDNA's ASCII form of a host's label
+(punycode, ``xn--mrror-...``). Then:
 
 * Unicode compatibility forms (NFKC: fullwidth, mathematical letters) and case; the dots IDNA
   reads as a label separator (``。``, ``．``, ``｡``: :data:`encodings.idna.dots`) become ``.``;
-* invisible characters (category ``Cf``: zero-width spaces, joiners, soft hyphens, bidi marks;
-  and what IDNA maps to nothing, :func:`stringprep.in_table_b1`, such as the combining grapheme
-  joiner and the variation selectors), HTML comments (``pa<!-- x -->per``; and the comment's
-  text read as text), HTML tags (``pa<span></span>per``), and last all white space and control
-  characters;
-* the Cyrillic and Greek letters that look like Latin ones (``с``, ``о``, ``ο``) become those;
+* invisible characters (Unicode's default-ignorable code points: zero-width spaces, joiners, soft
+  hyphens, bidi marks, the Hangul fillers, the variation selectors; what IDNA maps to nothing,
+  :func:`stringprep.in_table_b1`; the blank braille pattern), HTML comments
+  (``pa<!-- x -->per``; and the comment's text read as text), HTML tags
+  (``pa<span></span>per``), and last all white space and control characters;
 * Markdown's backslash escapes (``copies\\.example``); any other backslash is a ``/``, as
   browsers read it; runs of ``/`` and ``/./`` segments become one ``/``;
 * the scheme (``https://``, ``http://``, ``git@host:``), ``www.``, a default port (``:443``,
   ``:80``, also with leading zeros: ``:0443``) and a host's trailing dot.
+
+Last, each character still outside ASCII becomes a wildcard (``\\0``) that :func:`appears`
+lets stand for any one character of a refused source: a letter drawn like a Latin one
+(Cyrillic ``о``, Armenian ``օ``, Latin alpha ``ɑ``, Cherokee, a dash such as ``&hyphen;``) is
+caught whatever its script, with no table of look-alikes to fall behind Unicode.
 
 :func:`needle` further drops a refused source's trailing ``/`` and ``.git``, so
 ``https://github.com/a/b.git`` and ``https://github.com/a/b/`` also match ``github.com/a/b``.
@@ -38,16 +43,7 @@ import unicodedata
 import urllib.parse
 from encodings import idna
 
-__all__ = ["comparable", "needle"]
-
-_LOOKALIKES = str.maketrans({
-    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j", "к": "k",
-    "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s",
-    "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ү": "y", "ɡ": "g", "ı": "i",
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
-    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c", "ϳ": "j",
-})
-"""Lower-case Cyrillic and Greek letters drawn like a Latin letter (after case folding)."""
+__all__ = ["appears", "comparable", "needle", "refused_one"]
 
 _YAML_ESCAPE = re.compile(
     r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0abtnvfreN_LP\t/\\\"' ])")
@@ -66,6 +62,16 @@ _SCHEME = re.compile(r"(?<![a-z0-9+.-])(?:https?|ftps?|git|ssh|git\+ssh|svn):/?"
 _SSH_HOST = re.compile(r"(?<![a-z0-9.-])git@([a-z0-9.-]+):")
 _WWW = re.compile(r"(?<![a-z0-9-])www\.")
 _PORT_OR_DOT = re.compile(r"\.(?=/)|:0*(?:443|80)(?![0-9])")
+_PUNYCODE = re.compile(r"(?<![a-z0-9-])xn--([a-z0-9-]+)", re.IGNORECASE)
+WILDCARD = "\0"
+"""What a character outside ASCII becomes in the comparable form (:func:`appears`)."""
+_DEFAULT_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                      (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                      (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+                      (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                      (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt), which a renderer
+draws as nothing, and the blank braille pattern U+2800, drawn as a space."""
 
 
 def _yaml_unescape(text: str) -> str:
@@ -81,6 +87,14 @@ def _yaml_unescape(text: str) -> str:
     return _YAML_ESCAPE.sub(one, text)
 
 
+def _from_punycode(match: re.Match[str]) -> str:
+    """A host label in IDNA's ASCII form (``xn--...``) as the Unicode a browser shows."""
+    try:
+        return match.group(1).encode("ascii").decode("punycode")
+    except UnicodeError:
+        return match.group()
+
+
 @functools.lru_cache(maxsize=8192)
 def comparable(text: str) -> str:
     """``text`` in the one form refused sources are matched in (see the module docstring); text
@@ -88,7 +102,8 @@ def comparable(text: str) -> str:
     the page sees) and with their text (what a reader of the file sees). Memoized: lint asks for
     the same card texts once per refused source and reading."""
     for _ in range(8):
-        decoded = html.unescape(urllib.parse.unquote(_yaml_unescape(text)))
+        decoded = _PUNYCODE.sub(_from_punycode,
+                                html.unescape(urllib.parse.unquote(_yaml_unescape(text))))
         if decoded == text:
             break
         text = decoded
@@ -102,11 +117,11 @@ def _form(text: str) -> str:
     """Decoded ``text`` in the comparable form, which holds no white space."""
     text = idna.dots.sub(".", unicodedata.normalize("NFKC", text).casefold())
     text = _NON_ASCII.sub(_unless_ignored, text)
-    text = _TAG.sub("", text).translate(_LOOKALIKES)
+    text = _TAG.sub("", text)
     text = _MARKDOWN_ESCAPE.sub("", text).replace("\\", "/")
     text = _WWW.sub("", _SCHEME.sub("", _SSH_HOST.sub(r"\1/", _SLASHES.sub("/", text))))
     text = _NON_ASCII.sub(_unless_blank, text.translate(_ASCII_BLANKS))
-    return _PORT_OR_DOT.sub("", _SLASHES.sub("/", text))
+    return _NON_ASCII.sub(WILDCARD, _PORT_OR_DOT.sub("", _SLASHES.sub("/", text)))
 
 
 # Character by character only outside ASCII (the cards' text is mostly ASCII): ASCII holds no
@@ -128,8 +143,10 @@ def _unless_blank(match: re.Match[str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _ignored(char: str) -> bool:
     """Whether a reader, or IDNA in a host name, shows ``char`` as nothing."""
+    code = ord(char)
     return (unicodedata.category(char) == "Cf" or stringprep.in_table_b1(char)
-            or 0xE0100 <= ord(char) <= 0xE01EF)  # the variation selectors supplement
+            or 0xE0100 <= code <= 0xE01EF  # the variation selectors supplement
+            or any(first <= code <= last for first, last in _DEFAULT_IGNORABLE))
 
 
 def needle(refused: str) -> str:
@@ -141,3 +158,25 @@ def needle(refused: str) -> str:
         if trimmed == text:
             return text
         text = trimmed
+
+
+def appears(needle: str, text: str) -> bool:
+    """Whether ``needle`` appears in ``text``, both comparable forms, where each
+    :data:`WILDCARD` of ``text`` may stand for any one character of ``needle``."""
+    if not needle:
+        return False
+    if needle in text:
+        return True
+    return WILDCARD in text and _wildcard_pattern(needle).search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _wildcard_pattern(needle: str) -> re.Pattern[str]:
+    return re.compile("".join(f"[{re.escape(char)}{WILDCARD}]" for char in needle))
+
+
+def refused_one(text: str, refused: tuple[str, ...]) -> str | None:
+    """The first of the ``refused`` sources that ``text`` (an address, a line) names, however
+    spelt, or ``None``."""
+    plain = comparable(text)
+    return next((source for source in refused if appears(needle(source), plain)), None)

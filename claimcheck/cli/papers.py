@@ -7,12 +7,14 @@ import os
 import re
 import shlex
 import sys
+from functools import partial
 from pathlib import Path
 
 from claimcheck.cards.frontmatter import PaperCard
 from claimcheck.cards.identifiers import (
     DOI_PATTERN,
     OPENREVIEW_PATTERN,
+    SCHEMES,
     IdentifierError,
     parse_paper_key,
 )
@@ -42,14 +44,15 @@ def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
     if not wanted:
         return papers
     chosen: list[LoadedCard] = []
-    for text in wanted:
+    for index, text in enumerate(wanted):
         match = [c for c in papers if c.card.slug == text]
         if not match:
             try:
                 key = parse_paper_key(text).key
             except IdentifierError as error:
+                _refuse_two_words(text, wanted[index + 1:])
                 raise UsageError(f"{text!r} is neither a card slug nor a paper key: "
-                                 f"{error}{_other_forms(text, papers)}") from None
+                                 f"{error}{_other_forms(text, papers, str(error))}") from None
             match = [c for c in papers if isinstance(c.card, PaperCard)
                      and c.card.paper_key == key]
         if not match:
@@ -62,20 +65,35 @@ def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
     return chosen
 
 
-def _other_forms(text: str, papers: list[LoadedCard]) -> str:
+def _refuse_two_words(text: str, after: list[str]) -> None:
+    """Refuse a scheme's name (any case, a colon or not) followed by an id as the next word
+    (``papers fetch openreview ID``), naming the one-word key meant (``openreview:ID``)."""
+    scheme = text.lower().rstrip(":")
+    if scheme in SCHEMES and after:
+        raise UsageError(f"{text!r} {after[0]!r} are two words: a paper key is one; did you "
+                         f"mean `{scheme}:{after[0]}`?")
+
+
+def _other_forms(text: str, papers: list[LoadedCard], said: str = "") -> str:
     """The keys ``text`` may have meant: a paper card's key that ends with it, else the
-    ``openreview:``/``doi:`` forms its shape fits (a bare id is read as arXiv's)."""
+    ``openreview:``/``doi:`` forms its shape fits (a bare id is read as arXiv's). A form the
+    error already names (``said``) is not said again."""
     keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
     held = [key for key in keys if key.split(":", 1)[-1].lower() == text.lower()]
     forms = held or [f"{scheme}:{text}" for scheme, pattern in (
         ("doi", DOI_PATTERN), ("openreview", OPENREVIEW_PATTERN)) if re.match(pattern, text)]
     if not forms:
-        return "; a key is an arXiv id, `doi:10.…`, `openreview:ID` or `url:SLUG`"
-    return "; did you mean " + " or ".join(f"`{form}`" for form in forms) + "?"
+        return "" if "(write `" in said else (
+            "; a key is an arXiv id, `doi:10.…`, `openreview:ID` or `url:SLUG`")
+    new = [form for form in forms if f"`{form}`" not in said]
+    if not new:
+        return ""
+    return "; did you mean " + " or ".join(f"`{form}`" for form in new) + "?"
 
 
 def run_papers(ns: argparse.Namespace) -> int:
     """Fetch each selected paper; one line each; exit 1 if any failed."""
+    from claimcheck.authoring.refused_spelling import refused_one
     from claimcheck.cards.wiki import load_wiki
     from claimcheck.sources.cache import SourceCache
     from claimcheck.sources.fetch import fetch_card
@@ -94,7 +112,9 @@ def run_papers(ns: argparse.Namespace) -> int:
     failed = 0
     for loaded in selected:
         try:
-            print(fetch_card(loaded, cache, pin=ns.pin).message)
+            print(fetch_card(loaded, cache, pin=ns.pin,
+                             refused=partial(refused_one, refused=config.refused_sources)
+                             ).message)
         except ClaimcheckError as error:
             failed += 1
             print(error.one_line(), file=sys.stderr)

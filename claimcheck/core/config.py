@@ -80,6 +80,22 @@ class ProjectConfig:
         except ValueError:
             return str(path)
 
+    def shown(self, path: str) -> str:
+        """A root-relative ``path`` (as findings and card errors carry it) as it opens from the
+        working folder: unchanged when that is the root, relative to it when the file lies
+        below it, else absolute."""
+        full = Path(path) if os.path.isabs(path) else self.root / path
+        try:
+            here = Path.cwd().resolve()
+        except OSError:  # the working folder was removed
+            return str(full)
+        if here == self.root:
+            return path
+        try:
+            return str(full.relative_to(here))
+        except ValueError:
+            return str(full)
+
     @property
     def module_roots(self) -> tuple[ModuleRoot, ...]:
         """The import roots as :class:`ModuleRoot` values."""
@@ -187,9 +203,15 @@ def _build(root: Path, table: dict[str, object], source: Path | None) -> Project
             raise ConfigError(f"import root {resolved} lies outside the project root", where)
     # As written, not resolved: the store refuses a committed link (claimcheck.core.safe_fs).
     results = Path(os.path.normpath(root / text("results", ".claimcheck")))
+    written = Path(os.path.normpath(root / text("wiki", "wiki")))
+    # Else lint and verify read, and run, cards from elsewhere; a wiki folder that is a link
+    # out of the project is refused later, with its own message.
+    if written != root and root not in written.parents:
+        raise ConfigError(f"[tool.claimcheck] wiki = {text('wiki', 'wiki')!r} lies outside the "
+                          f"project root {root}; the wiki must be a folder inside it", where)
     return ProjectConfig(
         root=root,
-        wiki=(root / text("wiki", "wiki")).resolve(),
+        wiki=written.resolve(),
         results=results,
         import_roots=roots,
         model_factory=text("model_factory", "models.registry:build_model"),

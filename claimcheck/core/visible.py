@@ -6,7 +6,8 @@ cursor move over the previous line) rewrites what the reader sees, and a carriag
 line break forges a line of output or a GitHub annotation (``::error ...``). :func:`visible` is
 the one rule every sink applies (``status``, ``verify``, ``lint`` and their ``--format github``
 annotations): each C0 and C1 control character, DEL, and each bidirectional or zero-width
-formatting character (Unicode category ``Cf``, which reorders or hides text) becomes a visible
+formatting character (Unicode category ``Cf``, which reorders or hides text), and each lone
+surrogate, unassigned code point, noncharacter and private-use character becomes a visible
 escape, ``\\x1b``, ``\\u202e``; a backslash stays as it is. ``keep_newlines`` lets a multi-line
 message (a traceback under ``--debug``) keep its line breaks, each line still escaped otherwise,
 and a kept line that starts with ``::`` (a GitHub workflow command) shown as ``\\x3a\\x3a``.
@@ -15,6 +16,7 @@ and a kept line that starts with ``::`` (a GitHub workflow command) shown as ``\
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 import unicodedata
 from typing import TextIO
@@ -25,8 +27,11 @@ _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def _hidden(char: str) -> bool:
-    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
-
+    """A control or formatting character, a line or paragraph separator, or one that no font
+    draws: a lone surrogate (``Cs``, which a UTF-8 stream cannot even encode), an unassigned
+    code point or a noncharacter such as U+FFFE (``Cn``, not allowed in XML), a private-use
+    one (``Co``)."""
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Cn", "Co")
 
 
 def _escape(char: str) -> str:
@@ -62,3 +67,15 @@ def visible(text: str, keep_newlines: bool = False) -> str:
     if text.isprintable():  # no control, format or separator character but the space
         return text
     return "".join(_escape(char) if _hidden(char) else char for char in text)
+
+
+def terminal_width(stream: TextIO) -> int | None:
+    """The width in columns of the terminal ``stream`` writes to, or ``None`` when it writes to
+    a file or a pipe (whose lines are never wrapped: tools read them one finding a line)."""
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return None
+    columns = shutil.get_terminal_size().columns
+    return columns if columns >= 40 else None

@@ -28,6 +28,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,16 +134,25 @@ def _where(card: PaperCard, pin: bool) -> tuple[str, int | None, SourceKind | No
         "paper's arXiv id if it has one")
 
 
-def fetch_card(loaded: LoadedCard, cache: SourceCache, pin: bool = False) -> FetchOutcome:
+def fetch_card(loaded: LoadedCard, cache: SourceCache, pin: bool = False,
+               refused: Callable[[str], str | None] | None = None) -> FetchOutcome:
     """Fetch one paper card's source into ``cache``; with ``pin`` write the pin into the card.
 
-    Raises :class:`FetchError` (nothing stored) on a network error or a hash mismatch.
+    ``refused`` names the refused source (``[tool.claimcheck] refused_sources``) an address is,
+    however spelt, or ``None``; such an address is never downloaded. Raises
+    :class:`FetchError` (nothing stored) on a refused address, a network error or a hash
+    mismatch.
     """
     card = loaded.card
     if not isinstance(card, PaperCard):
         raise FetchError(f"{loaded.display_path} is not a paper card")
     key = card.paper_key
     url, version, expected_kind = _where(card, pin)
+    named = refused(url) if refused is not None else None
+    if named is not None:
+        raise FetchError(
+            f"{key}: refused {url}: it is {named}, which [tool.claimcheck] refused_sources "
+            "names; nothing was downloaded", loaded.display_path, loaded.position("source")[0])
     pinned = card.source if not pin else None
     if pinned is not None and cache.blob(pinned.sha256) is not None:
         return FetchOutcome(key, f"{key}: already cached (sha256 {pinned.sha256[:12]}…)",

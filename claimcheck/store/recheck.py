@@ -20,6 +20,7 @@ way by ``verify --power``: every variant its claim lists runs again.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -30,15 +31,20 @@ from claimcheck.store.results import result_stem
 
 
 def _git(root: Path, *args: str) -> list[str]:
+    """The NUL-separated paths a git command prints, unquoted, with every pathspec taken
+    literally: git quotes a name with a tab, a quote or a non-ASCII letter in its line output
+    (``"r\\303\\251sultats/..."``), and would read ``:(attr:x)store`` as pathspec magic; either
+    way a changed result would map to no claim and go unchecked."""
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=60, check=False)
+        done = subprocess.run(["git", "--literal-pathspecs", "-C", str(root), *args],
+                              capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         raise UsageError(f"--recheck-results-changed-since needs git: {exc}") from None
     if done.returncode != 0:
-        problem = " ".join(done.stderr.split()) or f"git exited with {done.returncode}"
+        problem = " ".join(done.stderr.decode(errors="replace").split()) \
+            or f"git exited with {done.returncode}"
         raise UsageError(f"--recheck-results-changed-since: {problem}")
-    return [line for line in done.stdout.splitlines() if line.strip()]
+    return [os.fsdecode(path) for path in done.stdout.split(b"\0") if path.strip()]
 
 
 def changed_result_claims(wiki: Wiki, git_ref: str) -> frozenset[str]:
@@ -65,12 +71,29 @@ def _changed(wiki: Wiki, git_ref: str, stem_of: Callable[[Path, str], str | None
     if git_ref.startswith("-"):
         raise UsageError(f"--recheck-results-changed-since: {git_ref!r} is not a git ref")
     _git(root, "rev-parse", "--verify", "--quiet", f"{git_ref}^{{tree}}")
-    changed = _git(root, "diff", "--relative", "--name-only", "--no-renames", git_ref, "--",
-                   relative)
-    changed += _git(root, "ls-files", "--others", "--exclude-standard", "--", relative)
+    _refuse_nested_repository(root, relative)
+    changed = _git(root, "diff", "-z", "--relative", "--name-only", "--no-renames", git_ref,
+                   "--", relative)
+    changed += _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", relative)
     stems = {stem_of(Path(path), relative) for path in changed} - {None}
     return frozenset(ref.global_id for ref in wiki.claims()
                      if result_stem(ref.global_id) in stems)
+
+
+def _refuse_nested_repository(root: Path, store: str) -> None:
+    """Refuse a results store that is, or holds, another git repository: committed, it is a
+    gitlink (mode 160000), whose files the project's history does not hold, so no diff can show
+    a forged result in it; not yet added, ``ls-files`` shows it as one folder (``store/``)."""
+    staged = _git(root, "ls-files", "-z", "--stage", "--", store)
+    nested = [entry.split("\t", 1)[-1] for entry in staged if entry.startswith("160000 ")]
+    nested += [path for path in _git(root, "ls-files", "-z", "--others", "--exclude-standard",
+                                     "--directory", "--", store) if path.endswith("/")
+               and (root / path / ".git").exists()]
+    if nested:
+        raise UsageError(
+            f"--recheck-results-changed-since: {nested[0]} in the results store is another git "
+            "repository, whose files this project's history does not hold, so CI cannot tell "
+            "which results changed; commit the results as plain files")
 
 
 def _stem(path: Path, store: str) -> str | None:
