@@ -9,24 +9,29 @@ refused_findings`; :func:`needle` also drops what names the same source either w
 Undone, in order, until nothing changes: every YAML double-quoted escape (``\\x2f``,
 ``\\u002F``, ``\\U0000002F``, ``\\/``, ``\\t``, ``\\N``, ``\\_`` ...), URL encoding (``%2F``, also
 ``%252F``), HTML entities (``&#47;``, ``&sol;``) and IDNA's ASCII form of a host's label
-(punycode, ``xn--mrror-...``). Then:
+(punycode, ``xn--mrror-...``). Where the text holds a backslash, it is also read without the
+YAML escapes, as a browser reads ``host\\evil`` (a ``/``, not ``\\e``, an ESC). Then:
 
-* Unicode compatibility forms (NFKC: fullwidth, mathematical letters) and case; the dots IDNA
+* Unicode compatibility forms (NFKC: fullwidth, mathematical letters) and case, then every
+  combining mark dropped after NFKD (``ȯ``, ``İ``, a mark on nothing: ``o\u0332``); the dots IDNA
   reads as a label separator (``。``, ``．``, ``｡``: :data:`encodings.idna.dots`) become ``.``;
 * invisible characters (Unicode's default-ignorable code points: zero-width spaces, joiners, soft
   hyphens, bidi marks, the Hangul fillers, the variation selectors; what IDNA maps to nothing,
   :func:`stringprep.in_table_b1`; the blank braille pattern), HTML comments
   (``pa<!-- x -->per``; and the comment's text read as text), HTML tags
   (``pa<span></span>per``), and last all white space and control characters;
+* the Cyrillic and Greek letters that look like Latin ones (``с``, ``о``, ``ο``) become those;
 * Markdown's backslash escapes (``copies\\.example``); any other backslash is a ``/``, as
-  browsers read it; runs of ``/`` and ``/./`` segments become one ``/``;
-* the scheme (``https://``, ``http://``, ``git@host:``), ``www.``, a default port (``:443``,
-  ``:80``, also with leading zeros: ``:0443``) and a host's trailing dot.
+  browsers read it; runs of ``/`` and ``/./`` segments become one ``/``, and ``a/b/../c`` is
+  ``a/c``;
+* the scheme (``https://``, ``http://``, ``git@host:``), ``www.``, a default or empty port
+  (``:443``, ``:80``, also with leading zeros: ``:0443``; ``host:/``) and a host's trailing dot.
 
 Last, each character still outside ASCII becomes a wildcard (``\\0``) that :func:`appears`
-lets stand for any one character of a refused source: a letter drawn like a Latin one
-(Cyrillic ``о``, Armenian ``օ``, Latin alpha ``ɑ``, Cherokee, a dash such as ``&hyphen;``) is
-caught whatever its script, with no table of look-alikes to fall behind Unicode.
+lets stand for one character of a refused source, for up to a third of them: a letter drawn
+like a Latin one that the table lacks (Armenian ``օ``, Latin alpha ``ɑ``, Cherokee, a dash such
+as ``&hyphen;``) is caught whatever its script, while a sentence in another script, whose
+spaces are gone in this form, never reads as an address.
 
 :func:`needle` further drops a refused source's trailing ``/`` and ``.git``, so
 ``https://github.com/a/b.git`` and ``https://github.com/a/b/`` also match ``github.com/a/b``.
@@ -41,9 +46,19 @@ import re
 import stringprep
 import unicodedata
 import urllib.parse
+from collections.abc import Callable
 from encodings import idna
 
 __all__ = ["appears", "comparable", "needle", "refused_one"]
+
+_LOOKALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j", "к": "k",
+    "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s",
+    "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ү": "y", "ɡ": "g", "ı": "i",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c", "ϳ": "j",
+})
+"""Lower-case Cyrillic and Greek letters drawn like a Latin letter (after case folding)."""
 
 _YAML_ESCAPE = re.compile(
     r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0abtnvfreN_LP\t/\\\"' ])")
@@ -61,7 +76,9 @@ _SLASHES = re.compile(r"/(?:\.?/)+")
 _SCHEME = re.compile(r"(?<![a-z0-9+.-])(?:https?|ftps?|git|ssh|git\+ssh|svn):/?")
 _SSH_HOST = re.compile(r"(?<![a-z0-9.-])git@([a-z0-9.-]+):")
 _WWW = re.compile(r"(?<![a-z0-9-])www\.")
-_PORT_OR_DOT = re.compile(r"\.(?=/)|:0*(?:443|80)(?![0-9])")
+_PORT_OR_DOT = re.compile(r"\.(?=/)|:(?:0*(?:443|80))?(?=/)")
+_DOT_DOT_SEGMENT = re.compile(r"(?<=/)[^/]+/\.\./")
+_DOT_DOT_AT_ROOT = re.compile(r"/\.\./")
 _PUNYCODE = re.compile(r"(?<![a-z0-9-])xn--([a-z0-9-]+)", re.IGNORECASE)
 WILDCARD = "\0"
 """What a character outside ASCII becomes in the comparable form (:func:`appears`)."""
@@ -101,27 +118,51 @@ def comparable(text: str) -> str:
     with an HTML comment gives two forms, a line apart: without the comments (what a reader of
     the page sees) and with their text (what a reader of the file sees). Memoized: lint asks for
     the same card texts once per refused source and reading."""
+    readings = [_decoded(text, _yaml_unescape)]
+    if "\\" in text:  # also as a browser reads a backslash, a '/' (``host\\evil`` is no ESC)
+        readings.append(_decoded(text, lambda raw: raw))
+    forms: list[str] = []
+    for reading in readings:
+        hidden = _COMMENT.sub("", reading)
+        forms.append(_form(hidden))
+        if hidden != reading:
+            forms.append(_form(reading.replace("<!--", "").replace("-->", "")))
+    return "\n".join(dict.fromkeys(forms))
+
+
+def _decoded(text: str, unescape: Callable[[str], str]) -> str:
+    """``text`` with ``unescape``, URL encoding, HTML entities and punycode undone until
+    nothing changes."""
     for _ in range(8):
         decoded = _PUNYCODE.sub(_from_punycode,
-                                html.unescape(urllib.parse.unquote(_yaml_unescape(text))))
+                                html.unescape(urllib.parse.unquote(unescape(text))))
         if decoded == text:
             break
         text = decoded
-    hidden = _COMMENT.sub("", text)
-    if hidden == text:
-        return _form(text)
-    return f"{_form(hidden)}\n{_form(text.replace('<!--', '').replace('-->', ''))}"
+    return text
 
 
 def _form(text: str) -> str:
     """Decoded ``text`` in the comparable form, which holds no white space."""
-    text = idna.dots.sub(".", unicodedata.normalize("NFKC", text).casefold())
-    text = _NON_ASCII.sub(_unless_ignored, text)
-    text = _TAG.sub("", text)
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    text = idna.dots.sub(".", _NON_ASCII.sub(_unless_ignored, text))
+    text = _TAG.sub("", text).translate(_LOOKALIKES)
     text = _MARKDOWN_ESCAPE.sub("", text).replace("\\", "/")
     text = _WWW.sub("", _SCHEME.sub("", _SSH_HOST.sub(r"\1/", _SLASHES.sub("/", text))))
     text = _NON_ASCII.sub(_unless_blank, text.translate(_ASCII_BLANKS))
-    return _NON_ASCII.sub(WILDCARD, _PORT_OR_DOT.sub("", _SLASHES.sub("/", text)))
+    text = _PORT_OR_DOT.sub("", _without_dot_dot(_SLASHES.sub("/", text)))
+    return _NON_ASCII.sub(WILDCARD, _SLASHES.sub("/", text))
+
+
+def _without_dot_dot(text: str) -> str:
+    """``a/b/../c`` as ``a/c``, and ``host/../c`` as ``host/c``, as a browser resolves them."""
+    for pattern in (_DOT_DOT_SEGMENT, _DOT_DOT_AT_ROOT):
+        while True:
+            shorter = pattern.sub("/" if pattern is _DOT_DOT_AT_ROOT else "", text)
+            if shorter == text:
+                break
+            text = shorter
+    return text
 
 
 # Character by character only outside ASCII (the cards' text is mostly ASCII): ASCII holds no
@@ -132,7 +173,10 @@ _ASCII_BLANKS = dict.fromkeys([*range(0x21), 0x7F])
 
 
 def _unless_ignored(match: re.Match[str]) -> str:
-    return "" if _ignored(match.group()) else match.group()
+    """Nothing for a character a reader sees as nothing, or for a combining mark (after NFKD,
+    the accents of ``ȯ``, ``İ``, and a mark that composes with nothing: ``o\u0332``)."""
+    char = match.group()
+    return "" if _ignored(char) or unicodedata.category(char).startswith("M") else char
 
 
 def _unless_blank(match: re.Match[str]) -> str:
@@ -161,18 +205,25 @@ def needle(refused: str) -> str:
 
 
 def appears(needle: str, text: str) -> bool:
-    """Whether ``needle`` appears in ``text``, both comparable forms, where each
-    :data:`WILDCARD` of ``text`` may stand for any one character of ``needle``."""
+    """Whether ``needle`` appears in ``text``, both comparable forms, where a :data:`WILDCARD`
+    of ``text`` may stand for one character of ``needle``, up to a third of them: a look-alike
+    respells a few letters of an address, and a sentence in another script, its spaces gone,
+    must not read as one."""
     if not needle:
         return False
     if needle in text:
         return True
-    return WILDCARD in text and _wildcard_pattern(needle).search(text) is not None
+    if WILDCARD not in text:
+        return False
+    most = len(needle) // 3
+    return any(found.group(1).count(WILDCARD) <= most
+               for found in _wildcard_pattern(needle).finditer(text))
 
 
 @functools.lru_cache(maxsize=256)
 def _wildcard_pattern(needle: str) -> re.Pattern[str]:
-    return re.compile("".join(f"[{re.escape(char)}{WILDCARD}]" for char in needle))
+    """Every place ``needle`` may start, overlapping ones included (a lookahead)."""
+    return re.compile("(?=(" + "".join(f"[{re.escape(c)}{WILDCARD}]" for c in needle) + "))")
 
 
 def refused_one(text: str, refused: tuple[str, ...]) -> str | None:

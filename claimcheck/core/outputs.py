@@ -6,8 +6,9 @@ committed: ``docs/schema.json -> ~/.bashrc`` in a pull request made ``schema -o 
 overwrite the operator's file. :func:`write_output` writes like the results store
 (:func:`claimcheck.core.safe_fs.write_atomic`): into a new temp file renamed over the entry, so
 a link or hard link there is replaced, never written through. Inside the project, every folder on
-the way must be a real folder (a link is refused, with one line); a path outside the project is
-the operator's own, and only its last entry is held to the rule.
+the way must be a real folder (a link is refused, with one line), also when the path reaches the
+project through a link of the operator's; a path outside the project is the operator's own, and
+only its last entry is held to the rule.
 """
 
 from __future__ import annotations
@@ -28,12 +29,23 @@ def write_output(path: Path | str, text: str, project: Path | None = None) -> No
     target = Path(os.path.abspath(path))  # as written: a link on the way is seen, not followed
     boundary = target.parent
     if project is not None:
-        root = Path(os.path.abspath(project))
-        if root in target.parents:
-            boundary = root
+        boundary = _project_part(target, Path(os.path.realpath(project))) or boundary
     try:
         safe_fs.write_atomic(boundary, target, text.encode("utf-8"), durable=False)
     except UnsafeEntry as error:
         raise UsageError(f"{path}: not written: {error.message}") from None
     except OSError as error:
         raise UsageError(f"{path}: not written: {error.strerror or error}") from None
+
+
+def _project_part(target: Path, root: Path) -> Path | None:
+    """The first folder on the way to ``target`` (from the top) that is, once resolved, the
+    project ``root`` or a folder in it, or ``None`` when there is none. The path may reach the
+    project through the operator's own link (a shell's ``$PWD`` after ``cd ~/work``, with
+    ``~/work -> /data/work``); from there on every folder must be a real one, so a committed
+    ``docs -> ~/elsewhere`` is refused however the project was reached."""
+    for folder in reversed(target.parents):
+        resolved = Path(os.path.realpath(folder))
+        if resolved == root or root in resolved.parents:
+            return folder
+    return None
