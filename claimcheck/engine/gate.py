@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -62,6 +63,10 @@ class Committed:
 
     results: dict[str, Result | None]
     power: dict[str, dict[str, VariantRun]]
+    unreadable: frozenset[str] = frozenset()
+    """Claims whose committed result file is there but is not a result of that claim (corrupt,
+    unsafe, another claim's): verify never writes one, so a pull request that commits one fails
+    the gate, even though the claim is re-made and the file replaced."""
 
 
 @dataclass
@@ -76,8 +81,10 @@ def snapshot(wiki: Wiki, results: frozenset[str], power: frozenset[str]) -> Comm
     """The committed result of each claim in ``results`` and power entries of each in ``power``."""
     store = ResultStore(wiki.config.results, wiki.config.root)
     powers = PowerStore(wiki.config.results)
-    return Committed({key: store.read(key) for key in sorted(results)},
-                     {key: powers.read(key) for key in sorted(power)})
+    committed = {key: store.read(key) for key in sorted(results)}
+    unreadable = frozenset(key for key, result in committed.items()
+                           if result is None and os.path.lexists(store.path_of(key)))
+    return Committed(committed, {key: powers.read(key) for key in sorted(power)}, unreadable)
 
 
 def compare(wiki: Wiki, committed: Committed) -> GateReport:
@@ -86,6 +93,11 @@ def compare(wiki: Wiki, committed: Committed) -> GateReport:
     powers = PowerStore(wiki.config.results)
     claims = {ref.global_id: ref for ref in wiki.claims()}
     report = GateReport()
+    for key in sorted(committed.unreadable):
+        if key in claims and claims[key].claim.check is not None:
+            report.differences.append(
+                f"{key}: the committed result file is not a readable result of this claim "
+                "(corrupt, unsafe, or another claim's moved onto it); verify never writes one")
     for key, before in committed.results.items():
         ref = claims.get(key)
         if before is None or ref is None or ref.claim.check is None:
