@@ -95,9 +95,14 @@ from claimcheck.authoring.lint_readings import reading_findings, refused_finding
 from claimcheck.authoring.lint_results import unclaimed_results
 from claimcheck.authoring.lint_sources import source_findings
 from claimcheck.cards.basis import basis_problem
-from claimcheck.cards.citations import Citation
+from claimcheck.cards.citations import (
+    Citation,
+    CitationProblem,
+    CitationSyntaxError,
+    parse_citation,
+)
 from claimcheck.cards.frontmatter import Claim, ConceptCard, Expect, PaperCard
-from claimcheck.cards.identifiers import PaperId, parse_paper_key
+from claimcheck.cards.identifiers import PaperId, one_edit_apart, parse_paper_key
 from claimcheck.cards.loader import LoadedCard, SalvagedClaims
 from claimcheck.cards.locators import LocatorError, parse_locator
 from claimcheck.cards.plainpages import PlainPage
@@ -229,7 +234,8 @@ def _citation_findings(
     wiki: Wiki, loaded: LoadedCard | PlainPage, papers: dict[str, LoadedCard]
 ) -> Iterator[Finding]:
     for problem in loaded.citation_problems:
-        message = problem.message + (f" ({problem.hint})" if problem.hint else "")
+        hint = _card_id_hint(problem, papers) or problem.hint
+        message = problem.message + (f" ({hint})" if hint else "")
         if problem.warning:
             yield Finding(Level.WARNING, problem.path, problem.line, problem.col, message,
                           "near-miss-citation")
@@ -253,6 +259,22 @@ def _citation_findings(
                           f"{citation.text}: no claim registered at this locator", "uncovered")
         else:
             yield from _claim_name_findings(wiki, citation)
+
+
+def _card_id_hint(problem: CitationProblem, papers: dict[str, LoadedCard]) -> str | None:
+    """``did you mean `[arxiv:1607.06450 eq. 3]`?`` for a citation whose malformed arXiv id
+    (``1607.0645``) is one edit away from exactly one paper card's id; else ``None``."""
+    if problem.bad_id is None or problem.repair is None:
+        return None
+    close = [key for key in papers if one_edit_apart(problem.bad_id, key)]
+    if len(close) != 1:
+        return None
+    repaired = problem.repair.replace(f":{problem.bad_id}", f":{close[0]}", 1)
+    try:
+        parse_citation(repaired)
+    except CitationSyntaxError:
+        return None
+    return f"did you mean `{repaired}`? {close[0]} is the paper of {papers[close[0]].display_path}"
 
 
 BROAD_LOCATOR = 5

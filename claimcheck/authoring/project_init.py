@@ -82,6 +82,11 @@ def write_project(folder: Path, today: dt.date | None = None) -> list[Path]:
 def _files_to_write(folder: Path, root: Path, today: dt.date | None) -> dict[str, str]:
     """The files of the new project, once ``root`` (``folder`` made absolute) is known to be
     a folder that may receive them: nothing of it is a file, and none of them exists."""
+    dangling = next((p for p in (root, *root.parents) if p.is_symlink() and not p.exists()),
+                    None)
+    if dangling is not None:
+        raise UsageError(f"{folder}: {dangling} is a symbolic link to {dangling.readlink()}, "
+                         "which does not exist; init writes only into real folders")
     if root.exists() and not root.is_dir():
         raise UsageError(f"{folder} is a file, not a folder")
     blocking = next((p for p in root.parents if p.exists() and not p.is_dir()), None)

@@ -14,7 +14,8 @@ Grammar (EBNF; ``locator`` is defined in :mod:`claimcheck.cards.locators`)::
     quote     = '"' , quote-char , { quote-char } , '"' ;   (* at most 300 characters *)
     quote-char = ? any character except '"', "[" and "]" ? ;
     arxiv-id  = new-id | old-id ;
-    new-id    = 4 * digit , "." , 4 * digit , [ digit ] ;  (* 2101.12491; month 01-12 *)
+    new-id    = 4 * digit , "." , 4 * digit , [ digit ] ;  (* 2101.12491; month 01-12;
+                                     5 digits after the dot from 1501 on, 4 before *)
     old-id    = archive , [ "." , subject ] , "/" , 7 * digit ;   (* cs/0112017, math.GT/0309136 *)
     archive   = lower , { lower } , [ "-" , lower , { lower } ] ;
     subject   = letter , { letter | "-" } ;
@@ -38,6 +39,9 @@ Markdown link (``[...](url)``), a reference link (``[...][ref]``), a link defini
 grammar is reported as a :class:`CitationProblem` whose column points at the offending token.
 Citations inside code spans and code blocks are returned with ``in_code=True``.
 
+A citation is plain ASCII outside its quote: one with a full-width ``：`` or digit (anything
+NFKC normalisation changes) is reported with its ASCII form, never silently accepted.
+
 Lines and columns are 1-based and count characters (a tab is one column).
 """
 
@@ -46,13 +50,20 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from claimcheck.cards.claims import CLAIM_ID_PATTERN
 from claimcheck.cards.codespans import code_regions, inside
-from claimcheck.cards.identifiers import SCHEMES, IdentifierError, PaperId, check_identifier
+from claimcheck.cards.identifiers import (
+    SCHEMES,
+    IdentifierError,
+    PaperId,
+    arxiv_digits_problem,
+    check_identifier,
+)
 from claimcheck.cards.locators import Locator, LocatorError, parse_locator
 
 __all__ = [
@@ -64,7 +75,10 @@ __all__ = [
     "scan_citations",
 ]
 
-_CANDIDATE = re.compile(r"\[[ \t]*(?i:arxiv|doi|openreview|url)(?:[ \t]*:|[ \t]+\d)")
+_COLONS = ":\uff1a\ufe55\ufe13"
+"""``:`` and the colons NFKC makes it (full-width, small, vertical)."""
+_CANDIDATE = re.compile(
+    rf"\[[ \t]*(?i:arxiv|doi|openreview|url)(?:[ \t]*[{_COLONS}]|[ \t]+\d)")
 _SCHEME = re.compile(r"[A-Za-z]+")
 _NEW_ARXIV = re.compile(r"\d{2}(?P<month>\d{2})\.\d{4,5}")
 _OLD_ARXIV = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z][A-Za-z-]*)?/\d{7}")
@@ -82,11 +96,14 @@ _CLOSED_CANDIDATE = re.compile(
 class CitationSyntaxError(ValueError):
     """A citation that breaks the grammar; ``col`` is 1-based within the citation text."""
 
-    def __init__(self, message: str, col: int, hint: str | None = None) -> None:
+    def __init__(self, message: str, col: int, hint: str | None = None,
+                 bad_id: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.col = col
         self.hint = hint
+        self.bad_id = bad_id
+        """A malformed arXiv id as written, which a wiki's own cards may repair."""
 
 
 class Citation(NamedTuple):
@@ -144,6 +161,11 @@ class CitationProblem:
     warning: bool = False
     """A near miss (:func:`near_misses`): bracketed text that looks like a citation and is
     none, so it reads as prose; lint warns instead of failing."""
+    bad_id: str | None = None
+    """A malformed arXiv id as written (``1607.0645``): lint suggests the one paper card whose
+    id is one edit away, in :attr:`repair`."""
+    repair: str | None = None
+    """The whole citation repaired but for :attr:`bad_id` (:func:`_repaired_citation`)."""
 
 
 def parse_citation(
@@ -158,11 +180,33 @@ def parse_citation(
                     names)
 
 
+_Parts = tuple[str, str, int | None, tuple[Locator, ...], str | None, tuple[str, ...]]
+
+
 @functools.lru_cache(maxsize=4096)
-def _parse_parts(
-    text: str,
-) -> tuple[str, str, int | None, tuple[Locator, ...], str | None, tuple[str, ...]]:
-    """The scheme, id, version, locators, quote and claim names of a citation (cached)."""
+def _parse_parts(text: str) -> _Parts:
+    """The scheme, id, version, locators, quote and claim names of a citation (cached).
+
+    A citation is plain ASCII outside its quote: one that has a full-width ``：`` or digit, or
+    another character NFKC normalises, is refused (with the column of the first one), though it
+    would parse once normalised."""
+    normal = _nfkc(text)
+    if normal != text:
+        col = next(i for i, (a, b) in enumerate(zip(text, normal, strict=False)) if a != b) + 1
+        raise CitationSyntaxError(
+            f"look-alike character {text[col - 1]!r} (U+{ord(text[col - 1]):04X}): a citation "
+            "is written in plain ASCII", col)
+    return _parse_ascii(text)
+
+
+def _nfkc(text: str) -> str:
+    """``text`` in NFKC up to its first ``"`` (a quote is the paper's text, kept as written)."""
+    head, mark, quote = text.partition('"')
+    return unicodedata.normalize("NFKC", head) + mark + quote
+
+
+def _parse_ascii(text: str) -> _Parts:
+    """:func:`_parse_parts` of a citation without look-alike characters."""
     if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
         raise CitationSyntaxError("a citation is enclosed in '[' and ']'", 1)
     inner_end = len(text) - 1
@@ -279,9 +323,14 @@ def _parse_id(scheme: str, token: str, col: int) -> tuple[str, int | None]:
     new_style = _NEW_ARXIV.fullmatch(identifier)
     if new_style is None and _OLD_ARXIV.fullmatch(identifier) is None:
         hint = "write a new-style id like `2101.12491` or an old-style one like `cs/0112017`"
-        raise CitationSyntaxError(f"not an arXiv id: {token!r}", col, hint)
+        raise CitationSyntaxError(f"not an arXiv id: {token!r}", col, hint, bad_id=identifier)
     if new_style is not None and not 1 <= int(new_style["month"]) <= 12:
-        raise CitationSyntaxError(f"not an arXiv id: {token!r} (month out of range)", col)
+        raise CitationSyntaxError(f"not an arXiv id: {token!r} (month out of range)", col,
+                                  bad_id=identifier)
+    digits = arxiv_digits_problem(identifier)
+    if digits is not None:
+        raise CitationSyntaxError(f"malformed arXiv id {identifier!r}: {digits}", col,
+                                  "copy the id from the paper's arXiv page", bad_id=identifier)
     if version == 0:
         raise CitationSyntaxError("arXiv versions start at v1", col + len(identifier))
     return identifier, version
@@ -374,14 +423,50 @@ def scan_citations(
         except CitationSyntaxError as error:
             problems.append(
                 CitationProblem(path, line, col + error.col - 1, error.message,
-                                _repaired_hint(text, error.message) or error.hint)
+                                _repaired_hint(text, error.message) or error.hint,
+                                bad_id=error.bad_id,
+                                repair=_repaired_citation(text) if error.bad_id else None)
             )
-    if _NEAR_MISS_HINT.search(markdown):
+    if _NEAR_MISS_HINT.search(markdown) or _PARENTHESISED.search(markdown):
         if code is None:
             line_starts = [0, *(m.end() for m in re.finditer("\n", markdown))]
             code = code_regions(markdown, line_starts, tokens)
         problems.extend(near_misses(markdown, path, line_offset, code))
+        problems.extend(_parenthesised(markdown, path, line_offset, code))
+        problems.sort(key=lambda problem: (problem.line, problem.col))
     return citations, problems
+
+
+_PARENTHESISED = re.compile(
+    rf"(?<![\]\w])\((?P<inner>[ \t]*(?i:arxiv|doi|openreview|url)[ \t]*[{_COLONS}]"
+    r"[^()\[\]\n]{1,300})\)")
+
+
+def _parenthesised(
+    markdown: str, path: str, line_offset: int = 0, code: list[tuple[int, int]] | None = None
+) -> list[CitationProblem]:
+    """Citations written in parentheses instead of brackets, ``(arxiv:1607.06450 eq. 3)``,
+    outside code and links: prose with no badge; each is a warning with the bracketed form."""
+    found: list[CitationProblem] = []
+    for match in _PARENTHESISED.finditer(markdown):
+        start = match.start()
+        if code and inside(code, start):
+            continue
+        bracketed = f"[{match['inner']}]"
+        try:
+            _parse_parts(bracketed)
+            hint: str | None = f"did you mean `{bracketed}`?"
+        except CitationSyntaxError as error:
+            hint = _repaired_hint(bracketed, error.message)
+        if hint is None or "(and the id" in hint:
+            continue
+        line = line_offset + 1 + markdown.count("\n", 0, start)
+        col = start - (markdown.rfind("\n", 0, start) + 1) + 1
+        found.append(CitationProblem(
+            path, line, col, f"{match[0]!r} is a citation in parentheses: a citation is written "
+            "in brackets (in parentheses it renders as plain text, with no badge)", hint,
+            warning=True))
+    return found
 
 
 _NEAR_MISS = re.compile(
@@ -430,8 +515,8 @@ def near_misses(
     return found
 
 
-_REPAIR_HEAD = re.compile(r"\[(?P<scheme>[A-Za-z]{2,12})[ \t]*[:=/|.\-_]?[ \t]*(?P<id>[^\s,]+)"
-                          r"[ \t]*,?[ \t]*(?P<rest>.*)\]", re.DOTALL)
+_REPAIR_HEAD = re.compile(r"\[(?P<scheme>[A-Za-z]{2,12})[ \t]*[:=/|.\-_]{0,3}[ \t]*"
+                          r"(?P<id>[^\s,;]+)[ \t]*[,;]?[ \t]*(?P<rest>.*)\]", re.DOTALL)
 _BARE_OPENREVIEW = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})(?=[^a-z]*[a-z])[A-Za-z0-9_-]{8,12}")
 
 
@@ -440,13 +525,42 @@ def _repaired_hint(text: str, said: str = "") -> str | None:
     (a lower-case scheme, ``:`` for the mark or space after it, no comma before the locator,
     each locator in its canonical form: ``tab. 2`` for ``Table 2`` or ``tab 2``) make it parse,
     or leave only its id wrong (said too, unless ``said`` says it already); else ``None``."""
-    match = _REPAIR_HEAD.fullmatch(text)
+    match = _repair_head(text)
     if match is None:
         return None
-    hint = _repair_hint(match["scheme"].lower(), match["id"], match["rest"], text)
+    scheme = match["scheme"].lower()
+    hint = _repair_hint(scheme, _repaired_id(scheme, match["id"]), match["rest"], text)
     if hint is not None and said and said in hint:
         hint = hint.split(" (", 1)[0]
     return hint
+
+
+def _repair_head(text: str) -> re.Match[str] | None:
+    """The scheme, id and rest of a bracketed citation-like ``text``, once normalised (NFKC)
+    and with the spaces just inside its brackets dropped; ``None`` when it has no such head."""
+    normal = _nfkc(text)
+    if not (normal.startswith("[") and normal.endswith("]")):
+        return None
+    return _REPAIR_HEAD.fullmatch(f"[{normal[1:-1].strip()}]")
+
+
+def _repaired_citation(text: str) -> str | None:
+    """The whole citation ``text`` meant with every small repair made (as in the hint of
+    :func:`_repaired_hint`), whether or not it parses; ``None`` without a citation's head."""
+    match = _repair_head(text)
+    if match is None:
+        return None
+    scheme = match["scheme"].lower()
+    return f"[{scheme}:{_repaired_id(scheme, match['id'])} {_repaired_rest(match['rest'])}]"
+
+
+def _repaired_id(scheme: str, identifier: str) -> str:
+    """An arXiv id written without its dot (``160706450``) with it; any other id as written."""
+    bare = re.fullmatch(r"(?P<month>[0-9]{4})(?P<number>[0-9]{4,5})(?P<version>v[0-9]+)?",
+                        identifier)
+    if scheme != "arxiv" or bare is None:
+        return identifier
+    return f"{bare['month']}.{bare['number']}{bare['version'] or ''}"
 
 
 def _repair_hint(scheme: str, identifier: str, rest: str, written: str = "") -> str | None:
@@ -475,18 +589,39 @@ def _repaired_rest(rest: str) -> str:
     """The locators of ``rest`` (after the id) in canonical form where the locator grammar
     suggests one (``Table 2`` → ``tab. 2``, ``fig 1`` → ``fig. 1``, ``sec 3`` → ``§3``),
     then the claim names and quote as written."""
-    parts = _TAIL.fullmatch(rest.strip().lstrip(",").strip())
+    parts = _TAIL.fullmatch(rest.strip().lstrip(",;").strip())
     if parts is None:
         return rest.strip()
     pieces: list[str] = []
-    for piece in parts["locators"].split(","):
-        piece = piece.strip()
+    for piece in re.split(r"[ \t]*[,;][ \t]*", parts["locators"].strip()):
+        pieces.extend(_repaired_locators(piece.strip()))
+    return ", ".join(pieces) + _repaired_tail(parts["tail"] or "")
+
+
+def _repaired_locators(piece: str) -> list[str]:
+    """One written locator in canonical form (``Table 2`` → ``tab. 2``, ``§3.`` → ``§3``), or
+    two where a space joins two (``§3 eq. 3``); as written when nothing repairs it."""
+    for candidate in (piece, piece.rstrip(".")):
         try:
-            pieces.append(str(parse_locator(piece)))
+            return [str(parse_locator(candidate))]
         except LocatorError as error:
             suggested = _SUGGESTED.fullmatch(error.hint or "")
-            pieces.append(suggested["form"] if suggested else piece)
-    return ", ".join(pieces) + (parts["tail"] or "")
+            if suggested:
+                return [suggested["form"]]
+    for index, char in enumerate(piece):
+        if char != " ":
+            continue
+        try:
+            return [str(parse_locator(piece[:index])), str(parse_locator(piece[index + 1:]))]
+        except LocatorError:
+            continue
+    return [piece]
+
+
+def _repaired_tail(tail: str) -> str:
+    """The claim names and quote after the locators, with ``# name`` written ``#name``."""
+    names, mark, quote = tail.partition('"')
+    return re.sub(r"#[ \t]+", "#", names) + mark + quote
 
 
 def _meant_scheme(scheme: str | None, sep: str | None, identifier: str) -> str | None:

@@ -36,10 +36,12 @@ __all__ = [
     "SCHEMES",
     "IdentifierError",
     "PaperId",
+    "arxiv_digits_problem",
     "check_arxiv",
     "check_doi",
     "check_identifier",
     "check_openreview",
+    "one_edit_apart",
     "paper_label",
     "paper_link",
     "parse_paper_key",
@@ -150,7 +152,35 @@ def check_arxiv(text: str, *, allow_version: bool = False) -> tuple[str, int | N
     new_style = _NEW_ARXIV.fullmatch(identifier)
     if new_style is not None and not 1 <= int(new_style["month"]) <= 12:
         raise IdentifierError(f"not an arXiv id: {text!r} (month out of range)")
+    digits = arxiv_digits_problem(identifier)
+    if digits is not None:
+        raise IdentifierError(f"malformed arXiv id {text!r}: {digits}",
+                              "copy the id from the paper's arXiv page")
     return identifier, version
+
+
+def arxiv_digits_problem(identifier: str) -> str | None:
+    """Why a new-style arXiv id (``YYMM.NNNNN``) has the wrong number of digits after its dot:
+    ids from 1501 on have five, earlier ones four; ``None`` when it has the right number (or is
+    no new-style id)."""
+    match = re.fullmatch(r"([0-9]{4})\.([0-9]+)", identifier)
+    if match is None:
+        return None
+    wanted = 5 if int(match[1]) >= 1501 else 4
+    if len(match[2]) == wanted:
+        return None
+    since = "from 1501 on" if wanted == 5 else "before 1501"
+    return f"ids {since} have {wanted} digits after the dot, this one {len(match[2])}"
+
+
+def one_edit_apart(first: str, second: str) -> bool:
+    """Whether ``second`` is ``first`` with one character inserted, deleted or replaced."""
+    if abs(len(first) - len(second)) > 1 or first == second:
+        return False
+    if len(first) == len(second):
+        return sum(a != b for a, b in zip(first, second, strict=True)) == 1
+    short, long = sorted((first, second), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _unversioned(token: str) -> str:

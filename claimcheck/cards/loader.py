@@ -276,7 +276,10 @@ def _validation_error(
     kind = first["type"]
     dotted = _dotted(path)
     where, written = _written(data, path, positions)
-    if written is not None and any(d["type"] in _WANTS_TEXT for d in details):
+    if _text_given_a_collection(details, path):
+        line, col = positions.value(path)
+        message = _not_text(dotted, first.get("input"))
+    elif written is not None and any(d["type"] in _WANTS_TEXT for d in details):
         line, col = positions.value(where)
         message = (f"{_dotted(where)}: YAML reads the unquoted {written} as "
                    f"{_yaml_kind(_lookup(data, where))}, not as written; write it in quotes: "
@@ -310,6 +313,25 @@ def _validation_error(
         alternatives = [d for d in details if _data_path(data, d) == path]
         message = f"{dotted}: {_reword(alternatives)}" if dotted else _reword(alternatives)
     return CardError(message, display, line, col)
+
+
+def _text_given_a_collection(details: list[ErrorDetails], path: tuple[str | int, ...]) -> bool:
+    """Whether a field that takes only text got a list or mapping (``title: [1, 2]``): quoting
+    its items would not help, so the advice is the one string to write."""
+    return bool(path) and all(
+        d["type"] == "string_type" and isinstance(d.get("input"), (list, dict))
+        and d["loc"] and d["loc"][-1] == path[-1] for d in details)
+
+
+def _not_text(dotted: str, value: object) -> str:
+    """``title must be text (a string), not a list; write title: "1, 2"``."""
+    if isinstance(value, list) and all(not isinstance(v, (list, dict)) for v in value):
+        example = ", ".join(str(v) for v in value)
+    else:
+        example = "..."
+    shape = "a list" if isinstance(value, list) else "a mapping"
+    return (f"{dotted} must be text (a string), not {shape}; write it as one quoted string: "
+            f"{dotted.rsplit('.', 1)[-1]}: \"{example}\"")
 
 
 def _near(value: object, options: list[str]) -> str:
@@ -440,9 +462,17 @@ def _reword(details: list[ErrorDetails]) -> str:
     message = " or ".join(messages[:1] + [m.removeprefix("input should be ") for m in
                                            messages[1:]])
     if any(d["type"].endswith("_type") for d in details):
-        shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
-        message += f" (got {type(value).__name__} {shown})"
+        message += f" (got {_shown(value)})"
     return message + choice_hint(details)
+
+
+def _shown(value: object) -> str:
+    """A value read from YAML for a type error: ``a list``, ``a mapping``, or ``int 5``."""
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"{type(value).__name__} {value!r}"
 
 
 def choice_hint(details: list[ErrorDetails]) -> str:

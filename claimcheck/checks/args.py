@@ -153,10 +153,18 @@ class ArgsProblem:
     model factory's source holds)."""
 
 
-def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
+def _close(word: str, options: list[str] | tuple[str, ...]) -> str:
+    """`` (did you mean 'X'?)`` for the one option closest to ``word``, or nothing: for a
+    message that lists the options already."""
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
+    """:func:`_close`, or else the options known when they are few."""
+    close = _close(word, options)
     if close:
-        return f" (did you mean '{close[0]}'?)"
+        return close
     return f" (known: {', '.join(sorted(options))})" if len(options) <= 12 else ""
 
 
@@ -265,10 +273,16 @@ def _names(args: Mapping[str, Any], catalog: ModelCatalog, overrides: str) -> li
 def _field(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
     """A whole model whose ``forward`` returns several tensors needs ``field:`` (verify refuses
     to pick one in silence: :func:`claimcheck.checks.builtin.select_tensor`)."""
-    parts = catalog.outputs.get(str(args.get("model")))
-    if not parts or args.get("module") is not None:
+    if args.get("module") is not None:
         return []
     field = args.get("field")
+    if field is not None and str(args.get("model")) in catalog.single:
+        return [ArgsProblem(("field",), f"field: {field!r} is given, but the output of "
+                            f"{args['model']!r} is one tensor (its forward is annotated to "
+                            "return a Tensor): there is nothing to choose; remove field:")]
+    parts = catalog.outputs.get(str(args.get("model")))
+    if not parts:
+        return []
     choices = ", ".join(parts)
     if field is None:
         return [ArgsProblem(("model",), f"model {args['model']!r} returns {len(parts)} tensors: "
@@ -280,7 +294,7 @@ def _field(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
     said = "index" if isinstance(field, int) else "tensor field"
     return [ArgsProblem(("field",), f"the output of {args['model']!r} has no {said} {field!r}: "
                         f"give field:, one of {choices}"
-                        + (_hint(field, list(parts)) if isinstance(field, str) else ""))]
+                        + (_close(field, list(parts)) if isinstance(field, str) else ""))]
 
 
 def _selects(field: str | int, parts: tuple[str, ...], items: int | None) -> bool:

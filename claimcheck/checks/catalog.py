@@ -54,6 +54,9 @@ class ModelCatalog:
     indexed: dict[str, int] = field(default_factory=dict)
     """Models of :attr:`outputs` whose output is also a tuple (a ``NamedTuple``): how many items
     an integer ``field:`` may index (a dataclass or dict output takes names only)."""
+    single: set[str] = field(default_factory=set)
+    """Models whose ``forward`` is annotated to return one tensor (``-> torch.Tensor``): a
+    ``field:`` has nothing to choose there, and verify refuses it."""
     unread: list[int] = field(default_factory=list)
     """Lines of ``register_model`` calls lint cannot read (in a loop, with a computed name or
     presets): a model name no readable registration defines may still be registered there."""
@@ -270,6 +273,9 @@ def _record_output(catalog: ModelCatalog, name: str, forward: ast.FunctionDef,
                    lookup: dict[str, ast.ClassDef]) -> None:
     """The tensors model ``name``'s ``forward`` returns, when several (and, for a
     ``NamedTuple``, how many items an index may reach)."""
+    if _one_tensor(forward.returns):
+        catalog.single.add(name)
+        return
     parts = (_tensor_parts(forward.returns, lookup) if forward.returns is not None
              else _returned_parts(forward, lookup))
     if not parts:
@@ -281,6 +287,14 @@ def _record_output(catalog: ModelCatalog, name: str, forward: ast.FunctionDef,
 
 
 _NAMED_TUPLE = {"NamedTuple", "typing.NamedTuple"}
+
+
+def _one_tensor(annotation: ast.expr | None) -> bool:
+    """Whether a ``forward`` return annotation is one tensor: ``Tensor``, ``torch.Tensor``, or
+    either written as a string."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.strip() in _TENSOR
+    return annotation is not None and ast.unparse(annotation) in _TENSOR
 
 
 def _output_class(forward: ast.FunctionDef, lookup: dict[str, ast.ClassDef]

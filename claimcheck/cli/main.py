@@ -43,9 +43,42 @@ class _Parser(argparse.ArgumentParser):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            protected, held = _protect_after_double_dash(list(sys.argv[1:] if args is None
+                                                             else args))
+            ns, extras = self.parse_known_intermixed_args(protected, namespace)
+            return _restore_held(ns, held), [held.get(extra, extra) for extra in extras]
         finally:
             self._intermixing = False
+
+
+_HELD = "\x00held-{}"
+
+
+def _protect_after_double_dash(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``args`` with every dash-led string after the first ``--`` replaced by a stand-in that
+    cannot look like an option, and the originals by stand-in: intermixed parsing drops the
+    ``--`` and would read ``-name`` after it as an option."""
+    if "--" not in args:
+        return args, {}
+    end = args.index("--")
+    held: dict[str, str] = {}
+    after = []
+    for text in args[end + 1:]:
+        if text.startswith("-"):
+            held[_HELD.format(len(held))] = text
+            text = _HELD.format(len(held) - 1)
+        after.append(text)
+    return args[:end] + after, held
+
+
+def _restore_held(ns: argparse.Namespace, held: dict[str, str]) -> argparse.Namespace:
+    """``ns`` with the stand-ins of :func:`_protect_after_double_dash` put back."""
+    for name, value in vars(ns).items():
+        if isinstance(value, str) and value in held:
+            setattr(ns, name, held[value])
+        elif isinstance(value, list):
+            setattr(ns, name, [held.get(v, v) if isinstance(v, str) else v for v in value])
+    return ns
 
 
 def _lint(ns: argparse.Namespace) -> int:
@@ -101,13 +134,23 @@ def _new(ns: argparse.Namespace) -> int:
 def _init(ns: argparse.Namespace) -> int:
     from claimcheck.authoring.project_init import write_project
 
+    if not ns.folder.strip():
+        raise UsageError(f"init needs a folder name, not an empty one ({ns.folder!r}); "
+                         "write `claimcheck init .` for the current folder")
     folder = Path(ns.folder)
     written = write_project(folder)
     for path in written:
         print(path)
-    print(f"a new wiki in {folder}: `cd {shlex.quote(str(folder))}`, then `claimcheck lint`, "
-          "`claimcheck verify`, `mkdocs serve`; CI runs .ci/run", file=sys.stderr)
+    print(f"a new wiki in {folder}: `cd {shlex.quote(_not_an_option(folder))}`, then "
+          "`claimcheck lint`, `claimcheck verify`, `mkdocs serve`; CI runs .ci/run",
+          file=sys.stderr)
     return ExitCode.OK
+
+
+def _not_an_option(folder: Path) -> str:
+    """``folder`` as a shell word no command reads as an option (``./-name`` for ``-name``)."""
+    text = str(folder)
+    return f"./{text}" if text.startswith("-") else text
 
 
 def _schema(ns: argparse.Namespace) -> int:

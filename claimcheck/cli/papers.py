@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -47,22 +48,76 @@ def _select(cards: list[LoadedCard], wanted: list[str]) -> list[LoadedCard]:
     for index, text in enumerate(wanted):
         match = [c for c in papers if c.card.slug == text]
         if not match:
+            _refuse_arxiv_doi(text, papers)
             try:
                 key = parse_paper_key(text).key
             except IdentifierError as error:
                 _refuse_two_words(text, wanted[index + 1:])
-                raise UsageError(f"{text!r} is neither a card slug nor a paper key: "
-                                 f"{error}{_other_forms(text, papers, str(error))}") from None
+                raise UsageError(f"{text!r} is neither a card slug nor a paper key: {error}"
+                                 + _suggestion(text, papers, str(error))) from None
             match = [c for c in papers if isinstance(c.card, PaperCard)
                      and c.card.paper_key == key]
         if not match:
             paper = parse_paper_key(text)
             option = (f" --{paper.scheme} {shlex.quote(paper.id)}"
                       if paper.scheme in ("arxiv", "doi", "openreview") else "")
-            raise UsageError(f"no paper card for {text!r}; write one with "
-                             f"`claimcheck new paper{option}`, then fetch it")
+            closest = _closest_card(text, papers)
+            write = f"write one with `claimcheck new paper{option}`, then fetch it"
+            raise UsageError(f"no paper card for {text!r}"
+                             + (f"{closest} If not, {write}" if closest else f"; {write}"))
         chosen.extend(c for c in match if c not in chosen)
     return chosen
+
+
+_ARXIV_DOI = re.compile(r"(?i)(?:doi:)?(?:https?://(?:dx\.)?doi\.org/)?10\.48550/arxiv\."
+                        r"(?P<id>\S+)")
+"""arXiv's own DOI of a paper, ``10.48550/arXiv.ID``: the paper is known by its arXiv id."""
+
+
+def _refuse_arxiv_doi(text: str, papers: list[LoadedCard]) -> None:
+    """Refuse arXiv's DOI of a paper (``doi:10.48550/arXiv.1607.06450``, any case), naming
+    the arXiv key to write, and its card where the wiki has one."""
+    found = _ARXIV_DOI.fullmatch(text.strip())
+    if found is None:
+        return
+    try:
+        key = parse_paper_key(found["id"]).key
+    except IdentifierError as error:
+        raise UsageError(f"{text!r} is arXiv's DOI of a paper, but {error}") from None
+    card = next((c for c in papers if isinstance(c.card, PaperCard)
+                 and c.card.paper_key == key), None)
+    then = (f" (the card `{card.card.slug}`)" if card is not None
+            else f", after `claimcheck new paper --arxiv {key}`")
+    raise UsageError(f"{text!r} is arXiv's DOI of a paper: the wiki knows it by its arXiv id; "
+                     f"write `{key}`{then}")
+
+
+def _suggestion(text: str, papers: list[LoadedCard], said: str) -> str:
+    """What ``text``, neither a slug nor a paper key, meant: the key of a card whose id it is
+    (:func:`_other_forms`), else the closest card (:func:`_closest_card`), else the key forms
+    its shape fits."""
+    keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
+    if any(key.split(":", 1)[-1].lower() == text.lower() for key in keys):
+        return _other_forms(text, papers, said)
+    return _closest_card(text, papers) or _other_forms(text, papers, said)
+
+
+def _closest_card(text: str, papers: list[LoadedCard]) -> str:
+    """``; did you mean the card `layer-norm` (`1607.06450`)?`` for the paper card whose slug
+    or key is closest to ``text`` (difflib), or ``""`` when none is close."""
+    names: dict[str, LoadedCard] = {}
+    for loaded in papers:
+        if isinstance(loaded.card, PaperCard):
+            key = str(loaded.card.paper_key)
+            for name in (loaded.card.slug, key, key.split(":", 1)[-1]):
+                names.setdefault(name.lower(), loaded)
+    written = text.strip().lower().replace("_", "-")
+    close = difflib.get_close_matches(written, list(names), n=1, cutoff=0.75)
+    if not close:
+        return ""
+    card = names[close[0]]
+    assert isinstance(card.card, PaperCard)
+    return f"; did you mean the card `{card.card.slug}` (`{card.card.paper_key}`)?"
 
 
 def _refuse_two_words(text: str, after: list[str]) -> None:
