@@ -323,7 +323,7 @@ def _power(ns: argparse.Namespace, wiki: Wiki, options: RunOptions, interrupted:
 
 def run_status(ns: argparse.Namespace) -> int:
     """``claimcheck status``: print stored verdicts with stale markers; runs nothing."""
-    from claimcheck.engine.recording import refuse_ambiguous
+    from claimcheck.engine.recording import refuse_ambiguous, refuse_unrunnable
     from claimcheck.sources.checker import QuoteChecker
     from claimcheck.store.results import ResultStore
     from claimcheck.store.status import collect_status
@@ -336,7 +336,8 @@ def run_status(ns: argparse.Namespace) -> int:
     statuses = collect_status(wiki, store)
     selected = [stored_row(status, wiki, quotes) for status in statuses
                 if matches(status.ref, tuple(ns.only))]
-    rows = add_power(refuse_ambiguous(selected, wiki), wiki, statuses)
+    rows = add_power(refuse_unrunnable(refuse_ambiguous(selected, wiki), statuses, wiki),
+                     wiki, statuses)
     if _nothing_selected(ns.only, rows):
         return ExitCode.USAGE
     style = OutputFormat(ns.format)

@@ -137,7 +137,7 @@ def timeout_for(tier: Tier, options: RunOptions) -> float:
     return TIER_TIMEOUT_S[tier]
 
 
-def refusal(status: StoredStatus, config: ProjectConfig, options: RunOptions) -> str:
+def refusal(status: StoredStatus, config: ProjectConfig) -> str:
     """Why the claim is not run although it was planned (``""``: run it).
 
     In this order: a check kind that is not registered (``unknown check kind 'parms' (did you

@@ -112,22 +112,26 @@ def plan_power(wiki: Wiki, statuses: list[StoredStatus], options: RunOptions,
         if claim.check is None or not catalogue.variants:
             continue
         power = claim_power(status, catalogue, store, fingerprints, wiki.config.confidence)
-        if not power.applicable or power.why or refusal(status, wiki.config, options):
+        if not power.applicable or power.why or refusal(status, wiki.config):
             continue
         budget = power_budget(status, options.budget)
         if budget_rank(budget) > budget_rank(options.budget):
             continue
         listed = {variant.name for variant in listed_variants(status, catalogue)[0]}
         runs, unreached = store.read_file(status.ref.global_id)
-        again = options.force or status.ref.global_id in options.recheck_power
+        # CI's re-check re-makes every entry of a changed power file, listed or not (a forged
+        # entry may be an unlisted one); --force re-runs within the scope asked for.
+        rechecked = status.ref.global_id in options.recheck_power
+        again = options.force or rechecked
         candidates = []
         for name, variant in sorted(catalogue.variants.items()):
             fingerprint = variant_fingerprint(status, variant, fingerprints)
             run = runs.get(name)
             if not again and run is not None and run.fingerprint == fingerprint and run.current:
                 continue
-            if not again and name not in listed and (
-                    options.power_listed_only or unreached.get(name) == fingerprint):
+            known_unreached = not again and unreached.get(name) == fingerprint
+            if name not in listed and not rechecked and (
+                    options.power_listed_only or known_unreached):
                 continue
             candidates.append(Candidate(variant, name in listed, fingerprint))
         if candidates:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from claimcheck.cards.frontmatter import PaperCard
 from claimcheck.cards.wiki import ClaimRef, Wiki
 from claimcheck.core.provenance import now_iso
+from claimcheck.engine.planning import refusal
 from claimcheck.engine.tasks import Outcome
 from claimcheck.reports.rows import ClaimRow
 from claimcheck.sources.checker import QuoteChecker, is_textual
@@ -107,6 +108,21 @@ def refuse_ambiguous(rows: list[ClaimRow], wiki: Wiki) -> list[ClaimRow]:
     shown as refused with lint's message, whatever the store holds for its id: it errs, so the
     run fails, and no stored verdict is shown for a claim two cards could own."""
     refused = refused_identities(wiki)
+    return [row if row.claim not in refused else dataclasses.replace(
+        row, verdict=Verdict.UNVERIFIED.value, reason=refused[row.claim],
+        error=refused[row.claim], measured=None, fidelity=None, stale=False, interval=None,
+        shown=None, ran=False)
+        for row in rows]
+
+
+def refuse_unrunnable(rows: list[ClaimRow], statuses: list[StoredStatus],
+                      wiki: Wiki) -> list[ClaimRow]:
+    """``rows`` with every claim that verify would refuse as its card now stands (a function
+    the trust boundary refuses, an unknown kind, a path outside the data roots:
+    :func:`~claimcheck.engine.planning.refusal`) shown as refused with lint's message, however
+    the store holds an earlier check's verdict: that verdict was measured by another check."""
+    refused = {status.ref.global_id: why for status in statuses
+               if status.ref.claim.check is not None and (why := refusal(status, wiki.config))}
     return [row if row.claim not in refused else dataclasses.replace(
         row, verdict=Verdict.UNVERIFIED.value, reason=refused[row.claim],
         error=refused[row.claim], measured=None, fidelity=None, stale=False, interval=None,

@@ -124,7 +124,9 @@ class _Run:
         return task, tier.value
 
     def record(self, status: StoredStatus, tier: str, fingerprint: str,
-               outcome: Outcome) -> ClaimRow:
+               outcome: Outcome, refused: bool = False) -> ClaimRow:
+        """Store ``outcome`` and give its row; a ``refused`` claim's refusal replaces whatever
+        result was stored (an earlier verdict was measured by another check)."""
         ref = status.ref
         result = outcome_result(
             ref, outcome, root=self.wiki.config.root, tier=tier, fingerprint=fingerprint,
@@ -132,7 +134,8 @@ class _Run:
             shared=self.shared, confidence=self.wiki.config.confidence,
         )
         artifacts = self.scratch / result_stem(ref.global_id) if outcome.evidence else None
-        recorded = self.store.record(result, artifacts, previous=status.stored)
+        recorded = self.store.record(result, artifacts, previous=status.stored,
+                                     keep_better=not refused)
         if recorded.not_stored:
             row = stored_row(StoredStatus(ref, shown(ref.claim, result, self.confidence), False),
                              self.wiki, self.quotes)
@@ -189,7 +192,7 @@ def verify(
             for key, status in by_key.items()
         }
         refused = {key: why for key, status in by_key.items()
-                   if (why := refusal(status, wiki.config, options))}
+                   if (why := refusal(status, wiki.config))}
         runnable = [task for key, (task, _) in tasks.items() if key not in refused]
         started: set[str] = set()
 
@@ -206,7 +209,8 @@ def verify(
             for outcome in itertools.chain(failed, running):
                 key = outcome.key
                 started.discard(key)
-                row = run.record(by_key[key], tasks[key][1], fingerprints[key], outcome)
+                row = run.record(by_key[key], tasks[key][1], fingerprints[key], outcome,
+                                 refused=key in refused)
                 rows[key] = row
                 report.ran += 1
                 report.errored += outcome.errored

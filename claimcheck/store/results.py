@@ -238,13 +238,17 @@ class ResultStore:
         return self.record(result, artifacts_dir).stored
 
     def record(
-        self, result: Result, artifacts_dir: Path | None = None, previous: object = _MISSING
+        self, result: Result, artifacts_dir: Path | None = None, previous: object = _MISSING,
+        keep_better: bool = True,
     ) -> Recorded:
         """Store ``result`` atomically, unless the stored one is better (:func:`kept_reason`).
 
         ``artifacts_dir`` is the check's scratch folder: the files named in ``result.artifacts``
         are moved into a new generation folder ``artifacts/<stem>/<gen>/``. ``previous`` is the
         stored result as the caller read it under the run lock (default: read it now).
+        ``keep_better=False`` stores ``result`` whatever was stored (the earlier result goes to
+        the history): a claim refused as its card now stands (the trust boundary, an unknown
+        kind) has no verdict, whatever an earlier check measured.
         """
         path = self.path_of(result.claim)
         self._ensure_layout()
@@ -257,7 +261,7 @@ class ResultStore:
             before = (self._load(path, expected_claim=result.claim) if previous is _MISSING
                       else previous)
             assert before is None or isinstance(before, Result)
-            why = kept_reason(before, result)
+            why = kept_reason(before, result) if keep_better else ""
             if before is not None and why:
                 attempt = result.attempt_entry(why)
                 kept = dataclasses.replace(
