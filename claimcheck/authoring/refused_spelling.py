@@ -156,11 +156,8 @@ def _form(text: str) -> str:
 
 def _without_dot_dot(text: str) -> str:
     """``a/b/../c`` as ``a/c``, and ``host/../c`` as ``host/c``, as a browser resolves them."""
-    for pattern in (_DOT_DOT_SEGMENT, _DOT_DOT_AT_ROOT):
-        while True:
-            shorter = pattern.sub("/" if pattern is _DOT_DOT_AT_ROOT else "", text)
-            if shorter == text:
-                break
+    for pattern, replacement in ((_DOT_DOT_SEGMENT, ""), (_DOT_DOT_AT_ROOT, "/")):
+        while (shorter := pattern.sub(replacement, text)) != text:
             text = shorter
     return text
 

@@ -10,6 +10,7 @@ import difflib
 import json
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -303,8 +304,10 @@ def _validation_error(
         message = _reword([first])
     elif kind == "union_tag_invalid":
         line, col = positions.value(("kind",))
-        message = (f"kind must be 'concept' or 'paper', got {data.get('kind')!r}"
-                   + _near(data.get("kind"), ["concept", "paper"]))
+        written_kind = data.get("kind")
+        lowered = written_kind.lower() if isinstance(written_kind, str) else None
+        message = (f"kind must be 'concept' or 'paper', got {written_kind!r}"
+                   + did_you_mean(lowered, ["concept", "paper"]))
     elif path and path[-1] == "expect" and not isinstance(first.get("input"), dict):
         line, col = positions.value(path)
         message = _expect_not_a_mapping(dotted, positions.written(path), first.get("input"))
@@ -334,11 +337,13 @@ def _not_text(dotted: str, value: object) -> str:
             f"{dotted.rsplit('.', 1)[-1]}: \"{example}\"")
 
 
-def _near(value: object, options: list[str]) -> str:
-    """`` (did you mean 'concept'?)`` for a near miss of one of ``options``, else ``""``."""
+def did_you_mean(value: object, options: Iterable[str]) -> str:
+    """`` (did you mean 'concept'?)`` for the one of ``options`` closest to ``value`` (a near
+    miss, by :func:`difflib.get_close_matches`), else ``""``: the hint every misspelt name in
+    a card gets."""
     if not isinstance(value, str):
         return ""
-    close = difflib.get_close_matches(value.lower(), options, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(value, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
@@ -439,8 +444,7 @@ def _did_you_mean(path: tuple[str | int, ...]) -> str:
         known = _FIELDS_BY_CONTEXT[context]
     else:
         known = set(ConceptCard.model_fields) | set(PaperCard.model_fields)
-    close = difflib.get_close_matches(str(path[-1]), sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(str(path[-1]), known)
 
 
 def _reword(details: list[ErrorDetails]) -> str:
@@ -482,7 +486,7 @@ def choice_hint(details: list[ErrorDetails]) -> str:
                 detail.get("input"), str):
             continue
         options = re.findall(r"'([^']*)'", str((detail.get("ctx") or {}).get("expected", "")))
-        close = difflib.get_close_matches(str(detail.get("input")), options, n=1, cutoff=0.6)
-        if close:
-            return f" (did you mean '{close[0]}'?)"
+        hint = did_you_mean(str(detail.get("input")), options)
+        if hint:
+            return hint
     return ""

@@ -24,7 +24,6 @@ flops   the model as for ``params``; ``input: [B, ...]``; ``module``; ``per_exam
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -32,7 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from claimcheck.cards.loader import choice_hint
+from claimcheck.cards.loader import choice_hint, did_you_mean
 from claimcheck.checks.catalog import ModelCatalog, TrainerFacts
 
 __all__ = ["ARGS_MODELS", "REFERENCE_PATTERN", "ArgsProblem", "args_problems"]
@@ -153,16 +152,9 @@ class ArgsProblem:
     model factory's source holds)."""
 
 
-def _close(word: str, options: list[str] | tuple[str, ...]) -> str:
-    """`` (did you mean 'X'?)`` for the one option closest to ``word``, or nothing: for a
-    message that lists the options already."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _hint(word: str, options: list[str] | tuple[str, ...]) -> str:
-    """:func:`_close`, or else the options known when they are few."""
-    close = _close(word, options)
+    """:func:`did_you_mean`, or else the options known when they are few."""
+    close = did_you_mean(word, options)
     if close:
         return close
     return f" (known: {', '.join(sorted(options))})" if len(options) <= 12 else ""
@@ -294,7 +286,7 @@ def _field(args: Mapping[str, Any], catalog: ModelCatalog) -> list[ArgsProblem]:
     said = "index" if isinstance(field, int) else "tensor field"
     return [ArgsProblem(("field",), f"the output of {args['model']!r} has no {said} {field!r}: "
                         f"give field:, one of {choices}"
-                        + (_close(field, list(parts)) if isinstance(field, str) else ""))]
+                        + did_you_mean(field, parts))]
 
 
 def _selects(field: str | int, parts: tuple[str, ...], items: int | None) -> bool:

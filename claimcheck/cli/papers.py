@@ -96,10 +96,15 @@ def _suggestion(text: str, papers: list[LoadedCard], said: str) -> str:
     """What ``text``, neither a slug nor a paper key, meant: the key of a card whose id it is
     (:func:`_other_forms`), else the closest card (:func:`_closest_card`), else the key forms
     its shape fits."""
-    keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
-    if any(key.split(":", 1)[-1].lower() == text.lower() for key in keys):
+    if _held_keys(text, papers):
         return _other_forms(text, papers, said)
     return _closest_card(text, papers) or _other_forms(text, papers, said)
+
+
+def _held_keys(text: str, papers: list[LoadedCard]) -> list[str]:
+    """The paper cards' keys whose id is ``text`` (any case): ``openreview:ID`` for ``ID``."""
+    keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
+    return [key for key in keys if key.split(":", 1)[-1].lower() == text.lower()]
 
 
 def _closest_card(text: str, papers: list[LoadedCard]) -> str:
@@ -133,9 +138,7 @@ def _other_forms(text: str, papers: list[LoadedCard], said: str = "") -> str:
     """The keys ``text`` may have meant: a paper card's key that ends with it, else the
     ``openreview:``/``doi:`` forms its shape fits (a bare id is read as arXiv's). A form the
     error already names (``said``) is not said again."""
-    keys = [str(c.card.paper_key) for c in papers if isinstance(c.card, PaperCard)]
-    held = [key for key in keys if key.split(":", 1)[-1].lower() == text.lower()]
-    forms = held or [f"{scheme}:{text}" for scheme, pattern in (
+    forms = _held_keys(text, papers) or [f"{scheme}:{text}" for scheme, pattern in (
         ("doi", DOI_PATTERN), ("openreview", OPENREVIEW_PATTERN)) if re.match(pattern, text)]
     if not forms:
         return "" if "(write `" in said else (

@@ -107,12 +107,7 @@ def refuse_ambiguous(rows: list[ClaimRow], wiki: Wiki) -> list[ClaimRow]:
     """``rows`` with every claim whose identity is ambiguous (:mod:`claimcheck.store.conflicts`)
     shown as refused with lint's message, whatever the store holds for its id: it errs, so the
     run fails, and no stored verdict is shown for a claim two cards could own."""
-    refused = refused_identities(wiki)
-    return [row if row.claim not in refused else dataclasses.replace(
-        row, verdict=Verdict.UNVERIFIED.value, reason=refused[row.claim],
-        error=refused[row.claim], measured=None, fidelity=None, stale=False, interval=None,
-        shown=None, ran=False)
-        for row in rows]
+    return _shown_refused(rows, refused_identities(wiki))
 
 
 def refuse_unrunnable(rows: list[ClaimRow], statuses: list[StoredStatus],
@@ -121,8 +116,14 @@ def refuse_unrunnable(rows: list[ClaimRow], statuses: list[StoredStatus],
     the trust boundary refuses, an unknown kind, a path outside the data roots:
     :func:`~claimcheck.engine.planning.refusal`) shown as refused with lint's message, however
     the store holds an earlier check's verdict: that verdict was measured by another check."""
-    refused = {status.ref.global_id: why for status in statuses
-               if status.ref.claim.check is not None and (why := refusal(status, wiki.config))}
+    return _shown_refused(rows, {
+        status.ref.global_id: why for status in statuses
+        if status.ref.claim.check is not None and (why := refusal(status, wiki.config))})
+
+
+def _shown_refused(rows: list[ClaimRow], refused: dict[str, str]) -> list[ClaimRow]:
+    """``rows`` with each claim of ``refused`` (global id: lint's message) unverified and in
+    error with that message, no stored measurement, verdict or interval shown."""
     return [row if row.claim not in refused else dataclasses.replace(
         row, verdict=Verdict.UNVERIFIED.value, reason=refused[row.claim],
         error=refused[row.claim], measured=None, fidelity=None, stale=False, interval=None,
