@@ -513,33 +513,14 @@ def test_kill_9_of_the_driver_during_a_power_run_leaves_no_process(tmp_path: Pat
     root = project(tmp_path, [governed("p", ["under-sleep"])])
     assert verify(root).returncode == 0  # the ordinary verdict first, so power runs at once
     driver = start_driver(root, "--power", "--power-scope", "listed", "--jobs", "1")
-    marker = root / "variant-pid.txt"
-    try:
-        assert _wait_for(lambda: marker.exists() and marker.read_text().endswith("\n"), 60), \
-            driver.stderr.read1().decode() if driver.poll() is not None else "no marker"
-    finally:
-        driver.send_signal(signal.SIGKILL)
-        driver.wait()
-    try:
-        assert _wait_for(lambda: not processes_of(root), 2.5), processes_of(root)
-    finally:
-        kill_leftovers(root)
+    _kill_9_once_written(driver, root / "variant-pid.txt", root)
 
 
 def test_kill_9_of_the_driver_kills_a_grandchild_in_its_own_session(tmp_path: Path) -> None:
     root = project(tmp_path, [claim("g", "tinymodels.hostile:grandchild_then_sleep",
                                     {"holds": True}, basis="wiki")])
     driver = start_driver(root, "--jobs", "1")
-    marker = root / "pids.txt"
-    try:
-        assert _wait_for(lambda: marker.exists() and marker.read_text().endswith("\n"), 60)
-    finally:
-        driver.send_signal(signal.SIGKILL)
-        driver.wait()
-    try:
-        assert _wait_for(lambda: not processes_of(root), 2.5), processes_of(root)
-    finally:
-        kill_leftovers(root)
+    _kill_9_once_written(driver, root / "pids.txt", root)
 
 
 @pytest.mark.parametrize("check", ["setsid_grandchild_then_spin", "double_fork_then_spin"])
@@ -791,3 +772,18 @@ def test_force_keeps_the_listed_power_scope(tmp_path: Path) -> None:
     (root / "variant-calls.txt").unlink()
     assert power_verify(root, "--force").returncode == 0
     assert "other" not in counted(root), f"--force ran unlisted variants: {counted(root)}"
+
+
+def _kill_9_once_written(driver: subprocess.Popen[bytes], marker: Path, root: Path) -> None:
+    """Once the check has written its whole ``marker`` line, ``kill -9`` the driver; then no
+    process of the project may be left within 2.5 s."""
+    try:
+        assert _wait_for(lambda: marker.exists() and marker.read_text().endswith("\n"), 60), \
+            driver.stderr.read1().decode() if driver.poll() is not None else "no marker"
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+    try:
+        assert _wait_for(lambda: not processes_of(root), 2.5), processes_of(root)
+    finally:
+        kill_leftovers(root)
